@@ -1,0 +1,94 @@
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { env, pgliteDir, projectRoot } from "@/lib/env";
+import { acquireDataDirLock } from "./lock";
+import * as schema from "./schema";
+
+/**
+ * One database handle per process. `DATABASE_URL` set: PostgreSQL through postgres.js with a pool;
+ * unset: embedded PGlite in PGLITE_DIR. Both run the same migrations (applied on first use) and
+ * the same queries. The handle lives on `globalThis` because the custom server and Next's route
+ * bundles load this module separately in one process, and a second PGlite on the same directory
+ * would corrupt it.
+ */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Query and service functions take this so a transaction or a test database can be passed in. */
+export type DbOrTx = Db | Tx;
+
+export interface DbHandle {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = path.join(projectRoot, "db", "migrations");
+/** Serializes concurrent migrators on PostgreSQL (several processes starting at once). */
+const MIGRATION_LOCK_ID = 7_246_119;
+
+async function openPostgres(url: string): Promise<DbHandle> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  if (!env.SKIP_MIGRATIONS) {
+    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+    const single = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      await single`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+      await migrate(drizzle({ client: single }), { migrationsFolder: MIGRATIONS });
+      await single`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+    } finally {
+      await single.end();
+    }
+  }
+  const client = postgres(url, { max: env.DATABASE_POOL_MAX, onnotice: () => {} });
+  const db = drizzle({ client, schema, casing: "snake_case" }) as unknown as Db;
+  return { db, kind: "postgres", close: () => client.end() };
+}
+
+async function openPglite(): Promise<DbHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const dir = pgliteDir();
+  let client;
+  if (dir) {
+    acquireDataDirLock(dir);
+    client = await PGlite.create({ dataDir: path.join(dir, "pgdata") });
+  } else {
+    client = await PGlite.create();
+  }
+  const db = drizzle({ client, schema, casing: "snake_case" }) as unknown as Db;
+  if (!env.SKIP_MIGRATIONS) {
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+  }
+  return { db, kind: "pglite", close: () => client.close() };
+}
+
+const KEY = Symbol.for("svc.db");
+type Holder = { [KEY]?: Promise<DbHandle> };
+
+/** The process-wide handle, opened (and migrated) on first use. */
+export function getDbHandle(): Promise<DbHandle> {
+  const holder = globalThis as Holder;
+  if (!holder[KEY]) {
+    const opening = env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openPglite();
+    holder[KEY] = opening;
+    // A failed open must not be cached forever: the next caller tries again.
+    opening.catch(() => {
+      if (holder[KEY] === opening) delete holder[KEY];
+    });
+  }
+  return holder[KEY];
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDbHandle()).db;
+}
+
+export async function closeDb(): Promise<void> {
+  const holder = globalThis as Holder;
+  const opening = holder[KEY];
+  if (!opening) return;
+  delete holder[KEY];
+  await (await opening).close();
+}

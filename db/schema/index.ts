@@ -1,0 +1,6 @@
+export * from "./organizations";
+export * from "./api-keys";
+export * from "./audit";
+export * from "./idempotency";
+export * from "./notifications";
+export * from "./domains";

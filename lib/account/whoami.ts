@@ -1,0 +1,53 @@
+import type { DbOrTx } from "@/db";
+import { countActiveApiKeys } from "@/lib/api-keys/service";
+import { used } from "@/lib/api/rate-limit";
+import type { Principal } from "@/lib/auth/principal";
+import type { Whoami } from "@/lib/contracts/account";
+import { env } from "@/lib/env";
+import { listOrganizationsForUser } from "@/lib/organizations/service";
+
+function currentPeriod(now: Date): { start: string; end: string } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start: start.toISOString(), end: end.toISOString() };
+}
+
+/** The whoami response: the calling key, its user and organization, limits and usage. */
+export async function whoami(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Whoami> {
+  const [organizations, activeApiKeys] = await Promise.all([
+    listOrganizationsForUser(db, principal.userId),
+    countActiveApiKeys(db, principal.orgId),
+  ]);
+  const current = organizations.find((o) => o.id === principal.orgId);
+  // Stored bytes are counted once messages and buckets exist; nothing is stored by the kernel.
+  const usedBytes = 0;
+  return {
+    userId: principal.userId,
+    projectId: principal.orgId,
+    apiKey: { id: principal.apiKeyId ?? "", scopes: [...principal.scopes].sort() },
+    plan: "self-hosted",
+    limits: {
+      requestsPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      apiKeys: null,
+      allowedIpsPerKey: 50,
+      idempotencyKeyHours: env.IDEMPOTENCY_TTL_HOURS,
+      maxRequestBytes: env.MAX_BODY_BYTES,
+    },
+    usage: { activeApiKeys, requestsThisMinute: used(principal.apiKeyId ?? principal.actor) },
+    period: currentPeriod(now),
+    notes: {
+      selfHosted: true,
+      rateLimitScope: "per API key, per server process, one-minute windows",
+      sharedDomain: env.SHARED_DOMAIN,
+    },
+    storage: {
+      usedBytes,
+      limitBytes: env.STORAGE_LIMIT_BYTES,
+      remainingBytes: Math.max(0, env.STORAGE_LIMIT_BYTES - usedBytes),
+      breakdown: { mailBodyBytes: 0, attachmentBytes: 0, fileBytes: 0, expiringFileBytes: 0, activeFileObjects: 0 },
+    },
+    organization: { id: principal.orgId, role: current?.role ?? null },
+    organizations: organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug, vanitySlug: o.vanitySlug, role: o.role })),
+    letters: { printMode: "test" },
+  };
+}

@@ -1,0 +1,74 @@
+import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { auditLogs } from "@/db/schema";
+import type { Principal } from "@/lib/auth/principal";
+import { decodeCursor, toPage } from "@/lib/api/pagination";
+
+export interface AuditActor {
+  actor: string;
+  ip: string | null;
+}
+
+export interface AuditEntry {
+  orgId: string;
+  action: string;
+  resourceType?: string | null;
+  resourceId?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** Appends an audit row. Call it with the transaction that makes the change it records. */
+export async function recordAudit(tx: DbOrTx, who: AuditActor, entry: AuditEntry): Promise<void> {
+  await tx.insert(auditLogs).values({
+    orgId: entry.orgId,
+    action: entry.action,
+    resourceType: entry.resourceType ?? null,
+    resourceId: entry.resourceId ?? null,
+    metadata: entry.metadata ?? null,
+    actor: who.actor,
+    ip: who.ip,
+  });
+}
+
+export const SYSTEM_ACTOR = (name: string): AuditActor => ({ actor: `system:${name}`, ip: null });
+
+export interface ListAuditLogsInput {
+  limit: number;
+  cursor?: string;
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+}
+
+/** Newest first, keyset-paginated on (createdAt, id). */
+export async function listAuditLogs(db: DbOrTx, principal: Principal, input: ListAuditLogsInput) {
+  const after = decodeCursor(input.cursor);
+  const where: (SQL | undefined)[] = [eq(auditLogs.orgId, principal.orgId)];
+  if (input.action) where.push(eq(auditLogs.action, input.action));
+  if (input.resourceType) where.push(eq(auditLogs.resourceType, input.resourceType));
+  if (input.resourceId) where.push(eq(auditLogs.resourceId, input.resourceId));
+  if (after) {
+    where.push(or(lt(auditLogs.createdAt, after.createdAt), and(eq(auditLogs.createdAt, after.createdAt), lt(auditLogs.id, after.id))));
+  }
+  const rows = await db
+    .select()
+    .from(auditLogs)
+    .where(and(...where))
+    .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
+    .limit(input.limit + 1);
+  const page = toPage(rows, input.limit);
+  return { logs: page.items.map(toAuditLogEvent), pagination: page.pagination };
+}
+
+function toAuditLogEvent(row: typeof auditLogs.$inferSelect) {
+  return {
+    id: row.id,
+    action: row.action,
+    createdAt: row.createdAt.toISOString(),
+    resourceType: row.resourceType,
+    resourceId: row.resourceId,
+    actor: row.actor,
+    ip: row.ip,
+    metadata: row.metadata,
+  };
+}

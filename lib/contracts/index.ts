@@ -1,0 +1,17 @@
+import type { Contract } from "@/lib/api/contract";
+import * as account from "./account";
+import * as apiKeys from "./api-keys";
+import * as meta from "./meta";
+
+function collect(...modules: Record<string, unknown>[]): Contract[] {
+  const out: Contract[] = [];
+  for (const m of modules) {
+    for (const value of Object.values(m)) {
+      if (value && typeof value === "object" && "method" in value && "path" in value && "access" in value) out.push(value as Contract);
+    }
+  }
+  return out;
+}
+
+/** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, meta);

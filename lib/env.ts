@@ -1,0 +1,70 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The typed environment, parsed once when first imported. This is the only module that reads
+ * `process.env`; everything else imports `env`. Every variable is documented in README.md.
+ */
+const boolish = z
+  .enum(["1", "0", "true", "false", "yes", "no", ""])
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** PostgreSQL connection string. Unset: embedded PGlite in PGLITE_DIR. */
+  DATABASE_URL: z.url().optional(),
+  /** Connection pool size for PostgreSQL. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Data directory of the embedded database; `memory://` keeps it in memory (tests). */
+  PGLITE_DIR: z.string().min(1).default(".data/pglite"),
+  /** HTTP port and bind address of `npm run dev` / `npm start`. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("localhost"),
+  /** Public base URL used in links and the OpenAPI `servers` entry. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** Name of the shared sending domain every organization can use. */
+  SHARED_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/i)
+    .default("svc.localhost"),
+  /** Number of reverse proxies in front of the server whose X-Forwarded-For may be trusted. */
+  TRUST_PROXY: z
+    .string()
+    .default("0")
+    .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
+    .pipe(z.number().int().min(0).max(10)),
+  /** Requests per minute allowed for one API key (per server process). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** Largest JSON request body accepted by default, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /** Hours an Idempotency-Key and its stored response are kept (at least 24). */
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).default(24),
+  /** Storage quota reported by whoami, bytes. */
+  STORAGE_LIMIT_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
+  /** Log level of the server's JSON logs. */
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Skip the boot-time migration (the app then expects an up-to-date schema). */
+  SKIP_MIGRATIONS: boolish.default(false),
+});
+
+export type Env = z.infer<typeof schema>;
+
+function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+export const env: Env = parseEnv(process.env);
+
+/** Absolute path of the embedded database directory, or null when it lives in memory. */
+export function pgliteDir(): string | null {
+  if (env.PGLITE_DIR.startsWith("memory://")) return null;
+  return path.resolve(env.PGLITE_DIR);
+}
+
+/** The working directory the app was started from (migrations are found relative to it). */
+export const projectRoot = process.cwd();

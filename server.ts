@@ -1,0 +1,81 @@
+/**
+ * The product's server: Next.js (console and /v1 API) behind a plain Node HTTP server, so that
+ * the client address comes from the socket, plus the embedded parts that need a long-lived
+ * process (the data-directory lock and control channel, periodic housekeeping).
+ * `npm run dev` runs it in development mode, `npm start` in production mode after `next build`.
+ */
+import { createServer } from "node:http";
+import type { Server as NetServer } from "node:net";
+import nextEnv from "@next/env";
+
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+const dev = process.env.NODE_ENV !== "production";
+nextEnv.loadEnvConfig(process.cwd(), dev);
+
+const { env, pgliteDir } = await import("./lib/env");
+const { log, errorFields } = await import("./lib/log");
+const { closeDb, getDbHandle } = await import("./db");
+const { DataDirLockedError } = await import("./db/lock");
+const { resolveClientIp, stampClientIp } = await import("./lib/api/client-ip");
+const { purgeExpiredIdempotencyKeys } = await import("./lib/api/idempotency");
+const { startControlServer } = await import("./lib/runtime/control");
+const { default: next } = await import("next");
+
+try {
+  const handle = await getDbHandle();
+  log.info("database ready", { kind: handle.kind, dir: handle.kind === "pglite" ? (pgliteDir() ?? "memory") : undefined });
+} catch (err) {
+  if (err instanceof DataDirLockedError) {
+    log.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const dir = env.DATABASE_URL ? null : pgliteDir();
+let control: NetServer | null = null;
+if (dir) control = await startControlServer(dir);
+
+const app = next({ dev, hostname: env.HOST, port: env.PORT });
+await app.prepare();
+const nextHandler = app.getRequestHandler();
+
+const server = createServer((req, res) => {
+  const forwarded = req.headers["x-forwarded-for"];
+  const ip = resolveClientIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, env.TRUST_PROXY);
+  stampClientIp(req.headers, ip);
+  nextHandler(req, res).catch((err: unknown) => {
+    log.error("request failed outside the API kernel", errorFields(err));
+    if (!res.headersSent) {
+      res.writeHead(500, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: null } }));
+    }
+  });
+});
+
+server.listen(env.PORT, env.HOST, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  log.info("server listening", { url: `http://${env.HOST}:${port}`, mode: dev ? "development" : "production" });
+});
+
+const housekeeping = setInterval(() => {
+  purgeExpiredIdempotencyKeys().catch((err: unknown) => log.warn("idempotency purge failed", errorFields(err)));
+}, 3_600_000);
+housekeeping.unref();
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  clearInterval(housekeeping);
+  control?.close();
+  server.close();
+  server.closeAllConnections();
+  await app.close().catch(() => {});
+  await closeDb().catch(() => {});
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
