@@ -5,6 +5,11 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "postgres"],
   poweredByHeader: false,
   typedRoutes: false,
+  experimental: {
+    // The CLI test starts a second development server in this directory while a developer's
+    // `npm run dev` may be running; it sets this variable so Next does not refuse to start.
+    lockDistDir: process.env.SVC_UNLOCKED_DIST_DIR !== "1",
+  },
 };
 
 export default nextConfig;

@@ -69,6 +69,8 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
+  // Never hang on the way out: whatever has not closed in 5 s is abandoned.
+  setTimeout(() => process.exit(1), 5_000).unref();
   clearInterval(housekeeping);
   control?.close();
   server.close();

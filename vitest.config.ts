@@ -10,6 +10,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // PGlite in memory per worker unless DATABASE_URL points the suite at PostgreSQL.
+    env: {
+      NODE_ENV: "test",
+      PGLITE_DIR: process.env.PGLITE_DIR ?? "memory://",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "error",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     reporters: ["default"],
   },
 });

@@ -194,7 +194,7 @@ export function handle<C extends ContractSpec>(contract: Contract<C>, handler: H
     await completeIdempotencyKey(principal.orgId, idemKey, outcome);
     return json(outcome.status, outcome.body, headers);
   };
-  return { contract: contract as unknown as Contract, run };
+  return { contract: contract, run };
 }
 
 /** Wraps a unit of work so that every outcome becomes a response with a request id. */

@@ -40,7 +40,7 @@ export function apiReference() {
         path,
         summary: String(op.summary),
         description: op.description as string | undefined,
-        scope: String(op["x-svc-scope"] ?? "public"),
+        scope: typeof op["x-svc-scope"] === "string" ? op["x-svc-scope"] : "public",
         status: String(op["x-svc-status"]),
         parameters: (op.parameters as Param[] | undefined) ?? [],
         requestBody: body?.content["application/json"]?.schema,

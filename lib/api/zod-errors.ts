@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError, invalidRequest } from "./errors";
+import { type ApiError, invalidRequest } from "./errors";
 
 /** `["to", 1, "address"]` → `to[1].address`. */
 export function formatPath(path: readonly PropertyKey[], prefix: string | null = null): string | null {

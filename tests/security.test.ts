@@ -1,0 +1,101 @@
+import { beforeAll, describe, expect, test } from "vitest";
+import type { Contract } from "@/lib/api/contract";
+import { BUNDLES, SCOPES, type Scope } from "@/lib/auth/scopes";
+import { CONTRACTS } from "@/lib/contracts";
+import { call, newKey, newOrg, type TestOrg } from "./harness";
+
+/**
+ * The generated security suite: for every authenticated operation in the contract registry,
+ * without any per-route test code. A new route is covered as soon as its contract is registered;
+ * a new kind of path parameter needs one factory below (the suite fails until it has one).
+ */
+const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
+  keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
+};
+
+const guarded = CONTRACTS.filter((c) => c.status === "live" && c.access !== "public");
+
+function paramNames(c: Contract): string[] {
+  return [...c.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
+}
+
+function urlFor(c: Contract, ids: Record<string, string>): string {
+  return c.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? "missing");
+}
+
+/** Every scope that does not grant `scope`, directly or through a bundle. */
+function scopesWithout(scope: Scope): Scope[] {
+  return SCOPES.filter((s) => s !== scope && !(BUNDLES[s] ?? []).includes(scope));
+}
+
+test("the registry has guarded operations to check", () => {
+  expect(guarded.length).toBeGreaterThan(5);
+});
+
+describe.each(guarded.map((c) => [`${c.method} ${c.path}`, c] as const))("%s", (_name, c) => {
+  let owner: TestOrg;
+  let stranger: TestOrg;
+  let url: string;
+  const body = c.body ? c.example : undefined;
+
+  beforeAll(async () => {
+    owner = await newOrg();
+    stranger = await newOrg();
+    const ids: Record<string, string> = {};
+    for (const name of paramNames(c)) {
+      const factory = FACTORIES[name];
+      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${c.id}); add one to FACTORIES.`);
+      ids[name] = await factory(owner);
+    }
+    url = urlFor(c, ids);
+  });
+
+  test("documents an example body when it takes one", () => {
+    if (c.body) expect(c.example).toBeDefined();
+  });
+
+  test("no key → 401", async () => {
+    const res = await call(c.method, url, { body });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ type: "authentication_error", code: "missing_api_key" });
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  test("malformed key → 401", async () => {
+    for (const key of ["nope", "svc_live_short", `svc_live_${"x".repeat(40)}`]) {
+      const res = await call(c.method, url, { key, body });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe("invalid_api_key");
+    }
+  });
+
+  test("revoked key → 401", async () => {
+    const k = await newKey(owner, { scopes: ["admin"] });
+    const revoke = await call("POST", `/v1/api-keys/${k.id}/revoke`, { key: owner.secret });
+    expect(revoke.status).toBe(200);
+    const res = await call(c.method, url, { key: k.secret, body });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("invalid_api_key");
+  });
+
+  test.skipIf(c.access === "key")("key without the scope → 403 scope_missing", async () => {
+    const k = await newKey(owner, { scopes: scopesWithout(c.access as Scope) });
+    const res = await call(c.method, url, { key: k.secret, body });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("scope_missing");
+    expect(res.body.error.message).toContain(c.access);
+  });
+
+  test.skipIf(paramNames(c).length === 0)("another organization's id → 404", async () => {
+    const res = await call(c.method, url, { key: stranger.secret, body });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("resource_not_found");
+  });
+
+  test("allowlist excluding the caller → 403", async () => {
+    const k = await newKey(owner, { scopes: ["admin"], allowedIps: ["203.0.113.0/24", "2001:db8::/32"] });
+    const res = await call(c.method, url, { key: k.secret, body, ip: "127.0.0.1" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("not_permitted");
+  });
+});
