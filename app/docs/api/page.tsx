@@ -1,13 +1,8 @@
 import type { Metadata } from "next";
+import { JsonBlock } from "@/components/json-block";
 import { apiReference } from "@/lib/api/reference";
 
 export const metadata: Metadata = { title: "API reference — svc" };
-
-function Schema({ value }: { value: unknown }) {
-  return (
-    <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs leading-relaxed dark:bg-zinc-900">{JSON.stringify(value, null, 2)}</pre>
-  );
-}
 
 const methodColor: Record<string, string> = {
   GET: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
@@ -83,12 +78,12 @@ export default function ApiReferencePage() {
               {op.requestBody ? (
                 <details className="mt-3">
                   <summary className="cursor-pointer text-sm font-medium">Request body</summary>
-                  <Schema value={op.requestBody} />
+                  <JsonBlock value={op.requestBody} />
                 </details>
               ) : null}
               <details className="mt-3">
                 <summary className="cursor-pointer text-sm font-medium">Responses ({op.responses.join(", ")})</summary>
-                <Schema value={op.successSchema} />
+                <JsonBlock value={op.successSchema} />
               </details>
             </article>
           ))}
