@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
 import { defineContract } from "@/lib/api/contract";
 import { resolveClientIp } from "@/lib/api/client-ip";
@@ -97,12 +97,18 @@ describe("error envelope", () => {
       response: z.object({}),
     });
     const { GET } = route(handle(contract, () => Promise.reject(new Error("secret database detail"))));
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await GET(new Request("http://localhost/v1/boom"), { params: Promise.resolve({}) });
     const body = (await res.json()) as { error: { code: string; type: string; message: string } };
+    const requestId = res.headers.get("x-request-id") ?? "missing";
     expect(res.status).toBe(500);
     expect(body.error).toMatchObject({ type: "api_error", code: "internal_error" });
     expect(body.error.message).not.toContain("secret");
-    expect(body.error.message).toContain(res.headers.get("x-request-id") ?? "missing");
+    expect(body.error.message).toContain(requestId);
+    // The details go to the log, under the same request id.
+    const line = logged.mock.calls.map((c) => String(c[0])).find((l) => l.includes(requestId));
+    expect(line).toContain("secret database detail");
+    logged.mockRestore();
   });
 
   test("a response that does not match its schema is a 500, never leaked", async () => {
@@ -116,8 +122,11 @@ describe("error envelope", () => {
       response: z.object({ id: z.string() }),
     });
     const { GET } = route(handle(contract, () => Promise.resolve({ id: 5 } as unknown as { id: string })));
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await GET(new Request("http://localhost/v1/leaky"), { params: Promise.resolve({}) });
     expect(res.status).toBe(500);
+    expect(logged.mock.calls.some((c) => String(c[0]).includes("response failed its schema"))).toBe(true);
+    logged.mockRestore();
   });
 
   test("response schemas strip internal fields", async () => {
