@@ -86,19 +86,19 @@ describe("error envelope", () => {
     expect(res.body.error.code).toBe("resource_not_found");
   });
 
-  test("an unexpected error → 500 internal_error, logged, with nothing internal leaked", async () => {
-    const contract = defineContract({
-      id: "boom",
-      method: "GET",
-      path: "/v1/boom",
-      access: "public",
-      tag: "Test",
-      summary: "boom",
-      response: z.object({}),
-    });
-    const { GET } = route(handle(contract, () => Promise.reject(new Error("secret database detail"))));
+  /** Calls a throwaway public GET operation whose handler returns `result`, capturing error logs. */
+  async function callTestOperation(response: z.ZodType, result: () => Promise<unknown>) {
+    const contract = defineContract({ id: "test", method: "GET", path: "/v1/test", access: "public", tag: "Test", summary: "test", response });
+    const { GET } = route(handle(contract, result as () => Promise<never>));
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const res = await GET(new Request("http://localhost/v1/boom"), { params: Promise.resolve({}) });
+    const res = await GET(new Request("http://localhost/v1/test"), { params: Promise.resolve({}) });
+    const lines = logged.mock.calls.map((c) => String(c[0]));
+    logged.mockRestore();
+    return { res, lines };
+  }
+
+  test("an unexpected error → 500 internal_error, logged, with nothing internal leaked", async () => {
+    const { res, lines } = await callTestOperation(z.object({}), () => Promise.reject(new Error("secret database detail")));
     const body = (await res.json()) as { error: { code: string; type: string; message: string } };
     const requestId = res.headers.get("x-request-id") ?? "missing";
     expect(res.status).toBe(500);
@@ -106,27 +106,13 @@ describe("error envelope", () => {
     expect(body.error.message).not.toContain("secret");
     expect(body.error.message).toContain(requestId);
     // The details go to the log, under the same request id.
-    const line = logged.mock.calls.map((c) => String(c[0])).find((l) => l.includes(requestId));
-    expect(line).toContain("secret database detail");
-    logged.mockRestore();
+    expect(lines.find((l) => l.includes(requestId))).toContain("secret database detail");
   });
 
   test("a response that does not match its schema is a 500, never leaked", async () => {
-    const contract = defineContract({
-      id: "leaky",
-      method: "GET",
-      path: "/v1/leaky",
-      access: "public",
-      tag: "Test",
-      summary: "leaky",
-      response: z.object({ id: z.string() }),
-    });
-    const { GET } = route(handle(contract, () => Promise.resolve({ id: 5 } as unknown as { id: string })));
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const res = await GET(new Request("http://localhost/v1/leaky"), { params: Promise.resolve({}) });
+    const { res, lines } = await callTestOperation(z.object({ id: z.string() }), () => Promise.resolve({ id: 5 }));
     expect(res.status).toBe(500);
-    expect(logged.mock.calls.some((c) => String(c[0]).includes("response failed its schema"))).toBe(true);
-    logged.mockRestore();
+    expect(lines.some((l) => l.includes("response failed its schema"))).toBe(true);
   });
 
   test("response schemas strip internal fields", async () => {
