@@ -12,12 +12,22 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.env.NODE_ENV !== "production";
 nextEnv.loadEnvConfig(process.cwd(), dev);
 
-const { env, pgliteDir } = await import("./lib/env");
+// PORT=0 asks for any free port. Pick it now, before the typed environment is parsed, so that
+// every part of the app (the workflow client's URL of this server included) sees the real port.
+if (process.env.PORT === "0") {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  process.env.PORT = String(typeof address === "object" && address ? address.port : 3000);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+const { env, internalUrl, pgliteDir } = await import("./lib/env");
 const { log, errorFields } = await import("./lib/log");
 const { closeDb, getDbHandle } = await import("./db");
 const { DataDirLockedError } = await import("./db/lock");
 const { resolveClientIp, stampClientIp } = await import("./lib/api/client-ip");
-const { purgeExpiredIdempotencyKeys } = await import("./lib/api/idempotency");
+const { startEmbeddedExecutor, stopEmbeddedExecutor } = await import("./lib/workflows/executor");
 const { startControlServer } = await import("./lib/runtime/control");
 const { default: next } = await import("next");
 
@@ -53,16 +63,17 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(env.PORT, env.HOST, () => {
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : env.PORT;
-  log.info("server listening", { url: `http://${env.HOST}:${port}`, mode: dev ? "development" : "production" });
-});
+await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
 
-const housekeeping = setInterval(() => {
-  purgeExpiredIdempotencyKeys().catch((err: unknown) => log.warn("idempotency purge failed", errorFields(err)));
-}, 3_600_000);
-housekeeping.unref();
+// Workflows: the embedded executor syncs the app's functions through its own serve endpoint and
+// starts its workers (unless Inngest itself is configured).
+try {
+  const executor = await startEmbeddedExecutor(`${internalUrl()}/api/inngest`);
+  log.info(executor ? "embedded workflow executor started" : "workflows run on Inngest", { workers: executor ? env.WORKFLOW_WORKERS : 0 });
+} catch (err) {
+  log.error("workflow executor failed to start", errorFields(err));
+}
+log.info("server listening", { url: `http://${env.HOST}:${env.PORT}`, mode: dev ? "development" : "production" });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -71,8 +82,8 @@ async function shutdown(signal: string): Promise<void> {
   log.info("shutting down", { signal });
   // Never hang on the way out: whatever has not closed in 5 s is abandoned.
   setTimeout(() => process.exit(1), 5_000).unref();
-  clearInterval(housekeeping);
   control?.close();
+  await stopEmbeddedExecutor().catch(() => {});
   server.close();
   server.closeAllConnections();
   await app.close().catch(() => {});

@@ -41,6 +41,20 @@ const schema = z.object({
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).default(24),
   /** Storage quota reported by whoami, bytes. */
   STORAGE_LIMIT_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
+  /**
+   * Inngest. With both keys set, workflows run on Inngest (cloud, or self-hosted at
+   * INNGEST_BASE_URL) and the embedded executor stays off. With only a signing key, the embedded
+   * executor signs its calls and the SDK verifies them.
+   */
+  INNGEST_EVENT_KEY: z.string().min(1).optional(),
+  INNGEST_SIGNING_KEY: z.string().regex(/^signkey-[a-z0-9]+-.+$/i, "must look like signkey-<env>-<key>").optional(),
+  INNGEST_BASE_URL: z.url().optional(),
+  /** How this process reaches its own HTTP server (the embedded executor calls the app's serve endpoint). */
+  INTERNAL_URL: z.url().optional(),
+  /** Runs the embedded executor works on at once, per process. */
+  WORKFLOW_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  /** First retry delay of a failed function or step; doubles each attempt (with jitter), capped at 1 h. */
+  WORKFLOW_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
   /** Log level of the server's JSON logs. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Skip the boot-time migration (the app then expects an up-to-date schema). */
@@ -64,6 +78,16 @@ export const env: Env = parseEnv(process.env);
 export function pgliteDir(): string | null {
   if (env.PGLITE_DIR.startsWith("memory://")) return null;
   return path.resolve(env.PGLITE_DIR);
+}
+
+/** True when workflows run on Inngest itself rather than the embedded executor. */
+export const inngestHosted = (): boolean => Boolean(env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY);
+
+/** The base URL this process uses to call its own HTTP server. */
+export function internalUrl(): string {
+  if (env.INTERNAL_URL) return env.INTERNAL_URL.replace(/\/$/, "");
+  const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${env.PORT}`;
 }
 
 /** The working directory the app was started from (migrations are found relative to it). */

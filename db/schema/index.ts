@@ -4,3 +4,4 @@ export * from "./audit";
 export * from "./idempotency";
 export * from "./notifications";
 export * from "./domains";
+export * from "./workflows";

@@ -1,0 +1,13 @@
+import { eventType, Inngest, staticSchema } from "inngest";
+import { inngestClientOptions } from "@/lib/workflows/config";
+
+/**
+ * The app's Inngest client. In embedded mode it points at this app's own executor endpoints; with
+ * INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY it talks to Inngest. The calls are the same.
+ */
+export const inngest = new Inngest({ id: "svc", ...inngestClientOptions() });
+
+/** Typed events of the product. Each later capability adds its events here. */
+export const events = {
+  housekeepingRequested: eventType("svc/housekeeping.requested", { schema: staticSchema<{ reason?: string }>() }),
+};

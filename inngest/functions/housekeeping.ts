@@ -1,0 +1,23 @@
+import { cron } from "inngest";
+import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
+import { purgeOldWorkflowEvents } from "@/lib/workflows/runs";
+import { events, inngest } from "../client";
+
+/**
+ * Hourly housekeeping: drops Idempotency-Keys past their retention and executor events past the
+ * dedupe window. Each purge is its own step, so a retry never repeats a finished one.
+ */
+export const housekeeping = inngest.createFunction(
+  {
+    id: "housekeeping",
+    name: "Housekeeping",
+    triggers: [cron("17 * * * *"), events.housekeepingRequested],
+    concurrency: { limit: 1 },
+    retries: 3,
+  },
+  async ({ step }) => {
+    const idempotencyKeys = await step.run("purge-idempotency-keys", () => purgeExpiredIdempotencyKeys());
+    const workflowEvents = await step.run("purge-workflow-events", () => purgeOldWorkflowEvents());
+    return { idempotencyKeys, workflowEvents };
+  },
+);

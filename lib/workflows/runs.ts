@@ -1,0 +1,57 @@
+import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
+import { type DbOrTx, getDb } from "@/db";
+import { type RunStatus, wfEvents, wfRuns } from "@/db/schema";
+import { decodeCursor, toPage } from "@/lib/api/pagination";
+
+/** Operator view of workflow runs (the console shows it): status, steps, errors. */
+export interface ListRunsInput {
+  limit: number;
+  cursor?: string;
+  status?: RunStatus;
+  functionId?: string;
+}
+
+export async function listWorkflowRuns(db: DbOrTx, input: ListRunsInput) {
+  const after = decodeCursor(input.cursor);
+  const where: (SQL | undefined)[] = [];
+  if (input.status) where.push(eq(wfRuns.status, input.status));
+  if (input.functionId) where.push(eq(wfRuns.functionId, input.functionId));
+  if (after) where.push(or(lt(wfRuns.createdAt, after.createdAt), and(eq(wfRuns.createdAt, after.createdAt), lt(wfRuns.id, after.id))));
+  const rows = await db
+    .select()
+    .from(wfRuns)
+    .where(and(...where))
+    .orderBy(desc(wfRuns.createdAt), desc(wfRuns.id))
+    .limit(input.limit + 1);
+  const page = toPage(rows, input.limit);
+  return {
+    runs: page.items.map((r) => ({
+      id: r.id,
+      functionId: r.functionId,
+      status: r.status,
+      event: { id: r.event.id, name: r.event.name },
+      attempt: r.attempt,
+      steps: r.history,
+      waitingFor: r.wait,
+      dueAt: r.dueAt.toISOString(),
+      output: r.output,
+      error: r.error,
+      createdAt: r.createdAt.toISOString(),
+      startedAt: r.startedAt?.toISOString() ?? null,
+      endedAt: r.endedAt?.toISOString() ?? null,
+    })),
+    pagination: page.pagination,
+  };
+}
+
+export async function getWorkflowRun(db: DbOrTx, runId: string) {
+  const [run] = await db.select().from(wfRuns).where(eq(wfRuns.id, runId));
+  return run ?? null;
+}
+
+/** Executor events older than the dedupe window (24 h) are dropped. */
+export async function purgeOldWorkflowEvents(): Promise<number> {
+  const db = await getDb();
+  const deleted = await db.delete(wfEvents).where(sql`${wfEvents.receivedAt} < now() - interval '24 hours'`).returning({ id: wfEvents.id });
+  return deleted.length;
+}

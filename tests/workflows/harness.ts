@@ -1,0 +1,115 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { Inngest, type InngestFunction } from "inngest";
+import { serve } from "inngest/next";
+import { getDb } from "@/db";
+import { wfRuns } from "@/db/schema";
+import { workflowKeys } from "@/lib/workflows/config";
+import { Executor } from "@/lib/workflows/executor";
+import { handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
+
+/**
+ * A real HTTP server on loopback that serves test functions through the SDK's own `serve()`
+ * (the Next.js adapter the app uses) and the executor's event and register endpoints, as the app
+ * does; plus the embedded executor driving them.
+ */
+async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  const body = chunks.length ? Buffer.concat(chunks) : undefined;
+  return new Request(new URL(req.url ?? "/", origin), { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : body });
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((v, k) => res.setHeader(k, v));
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+export interface Harness {
+  origin: string;
+  client: Inngest;
+  executor: Executor;
+  /** Registers (replaces) the functions the harness serves and syncs them. */
+  serveFunctions(fns: InngestFunction.Any[]): Promise<void>;
+  /** A fresh executor over the same database (the old one must be stopped). */
+  newExecutor(): Executor;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  let handlers: Record<string, (req: Request, ctx: unknown) => Promise<Response>> = {};
+  let origin = "";
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const request = await toRequest(req, origin);
+      const path = new URL(request.url).pathname;
+      let response: Response;
+      if (path === "/api/inngest") {
+        const h = handlers[request.method];
+        response = h ? await h(request, {}) : new Response("no handler", { status: 405 });
+      } else if (path.startsWith("/e/")) {
+        response = await handleEventApi(request, decodeURIComponent(path.slice(3)));
+      } else if (path === "/fn/register") {
+        response = await handleRegister(request);
+      } else {
+        response = new Response("not found", { status: 404 });
+      }
+      await send(res, response);
+    })().catch((err: unknown) => {
+      res.statusCode = 500;
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  const keys = workflowKeys();
+  const client = new Inngest({ id: `conformance-${randomUUID().slice(0, 8)}`, isDev: false, eventKey: keys.eventKey, signingKey: keys.signingKey, baseUrl: `${origin}/` });
+  const opts = { signingKey: keys.signingKey, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000 };
+  const harness: Harness = {
+    origin,
+    client,
+    executor: new Executor(opts),
+    async serveFunctions(fns) {
+      handlers = serve({ client, functions: fns }) as unknown as typeof handlers;
+      const res = await fetch(`${origin}/api/inngest`, { method: "PUT" });
+      if (!res.ok) throw new Error(`sync failed: ${res.status} ${await res.text()}`);
+    },
+    newExecutor() {
+      harness.executor = new Executor(opts);
+      return harness.executor;
+    },
+    async close() {
+      await harness.executor.stop();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  return harness;
+}
+
+export type Run = typeof wfRuns.$inferSelect;
+
+/** Polls until a run of `functionId` satisfies `predicate`. */
+export async function waitForRun(functionId: string, predicate: (run: Run) => boolean, timeoutMs = 15_000): Promise<Run> {
+  const db = await getDb();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = await db.select().from(wfRuns).where(eq(wfRuns.functionId, functionId));
+    const hit = runs.find(predicate);
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for a run of ${functionId}; runs: ${JSON.stringify(runs.map((r) => ({ status: r.status, error: r.error, history: r.history })))}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function runsOf(functionId: string): Promise<Run[]> {
+  const db = await getDb();
+  return db.select().from(wfRuns).where(eq(wfRuns.functionId, functionId));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
