@@ -2,7 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { cron, type InngestFunction, NonRetriableError, RetryAfterError } from "inngest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
-import { wfFunctions } from "@/db/schema";
+import { wfFunctions, wfRuns } from "@/db/schema";
+import { recoverOrphanedRuns } from "@/lib/workflows/executor/store";
 import { listWorkflowRuns } from "@/lib/workflows/runs";
 import { type Harness, runsOf, sleep, startHarness, waitForRun } from "./harness";
 
@@ -87,7 +88,7 @@ beforeAll(async () => {
         id: "doomed",
         retries: 1,
         triggers: [{ event: "t/doomed" }],
-        onFailure: async ({ error, event }) => {
+        onFailure: async ({ error, event }: { error: Error; event: { data: { event: { name: string } } } }) => {
           seen.failure = { message: error.message, original: event.data.event.name };
         },
       },
@@ -263,6 +264,20 @@ describe("durability", () => {
     await waitForRun(id("retry-later"), (r) => r.status === "completed");
     expect(count["retry-later-first"]).toBe(1);
     expect(count["retry-later-second"]).toBe(2);
+  });
+
+  test("a run left running by a dead process is recovered and completes, no step twice", async () => {
+    await h.client.send({ name: "t/interrupted", data: { crash: true } });
+    const sleeping = await waitForRun(id("interrupted"), (r) => r.status === "sleeping" && (r.event.data as { crash?: boolean }).crash === true);
+    await h.executor.stop();
+    // What a process killed mid-call leaves behind: a run marked running under a live-looking lease.
+    const db = await getDb();
+    await db.update(wfRuns).set({ status: "running", leaseUntil: sql`now() + interval '1 hour'` }).where(eq(wfRuns.id, sleeping.id));
+    expect(await recoverOrphanedRuns()).toBe(1);
+    h.newExecutor().start();
+    await waitForRun(id("interrupted"), (r) => r.id === sleeping.id && r.status === "completed");
+    expect(count["interrupted-before"]).toBe(2); // one per run of this function, never twice in one run
+    expect(count["interrupted-after"]).toBe(2);
   });
 });
 

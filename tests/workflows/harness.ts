@@ -68,7 +68,15 @@ export async function startHarness(): Promise<Harness> {
   const address = server.address();
   origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   const keys = workflowKeys();
-  const client = new Inngest({ id: `conformance-${randomUUID().slice(0, 8)}`, isDev: false, eventKey: keys.eventKey, signingKey: keys.signingKey, baseUrl: `${origin}/` });
+  const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+  const client = new Inngest({
+    id: `conformance-${randomUUID().slice(0, 8)}`,
+    isDev: false,
+    eventKey: keys.eventKey,
+    signingKey: keys.signingKey,
+    baseUrl: `${origin}/`,
+    logger: quiet,
+  });
   const opts = { signingKey: keys.signingKey, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000 };
   const harness: Harness = {
     origin,

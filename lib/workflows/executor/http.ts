@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import { inngestHosted } from "@/lib/env";
 import { hashedSigningKey, workflowKeys } from "@/lib/workflows/config";
 import { ingestEvents, registerFunctions } from "./store";
 
@@ -27,7 +28,11 @@ const eventSchema = z.object({
 
 const json = (status: number, body: unknown) => Response.json(body, { status });
 
+/** With Inngest configured the embedded executor is off, and so are its endpoints. */
+const disabled = () => json(404, { error: "The embedded executor is disabled: workflows run on Inngest.", status: 404 });
+
 export async function handleEventApi(request: Request, eventKey: string): Promise<Response> {
+  if (inngestHosted()) return disabled();
   if (!safeEqual(eventKey, workflowKeys().eventKey)) return json(401, { error: "Event key not found", status: 401 });
   let raw: unknown;
   try {
@@ -48,10 +53,11 @@ const registerSchema = z.object({
 });
 
 export async function handleRegister(request: Request): Promise<Response> {
+  if (inngestHosted()) return disabled();
   const expected = `Bearer ${hashedSigningKey(workflowKeys().signingKey)}`;
   if (!safeEqual(request.headers.get("authorization") ?? "", expected)) return json(401, { error: "Unauthorized", status: 401 });
   const parsed = registerSchema.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return json(400, { error: parsed.error.issues[0]?.message ?? "invalid payload", status: 400 });
-  const { modified } = await registerFunctions(parsed.data as Parameters<typeof registerFunctions>[0]);
+  const { modified } = await registerFunctions(parsed.data);
   return json(200, { ok: true, modified });
 }

@@ -325,3 +325,18 @@ export async function functionById(id: string): Promise<FunctionRow | null> {
   const [fn] = await db.select().from(wfFunctions).where(eq(wfFunctions.id, id));
   return fn ?? null;
 }
+
+/**
+ * Runs a dead process was executing go back to the queue. Only for the embedded database, whose
+ * single owner process is this one: no other worker can hold a live lease. (On PostgreSQL,
+ * several processes share the queue and an orphan is recovered when its lease expires.)
+ */
+export async function recoverOrphanedRuns(): Promise<number> {
+  const db = await getDb();
+  const rows = await db
+    .update(wfRuns)
+    .set({ status: "queued", leaseUntil: null, dueAt: sql`now()` })
+    .where(eq(wfRuns.status, "running"))
+    .returning({ id: wfRuns.id });
+  return rows.length;
+}
