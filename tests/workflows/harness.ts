@@ -6,7 +6,7 @@ import { serve } from "inngest/next";
 import { getDb } from "@/db";
 import { wfRuns } from "@/db/schema";
 import { workflowKeys } from "@/lib/workflows/config";
-import { Executor } from "@/lib/workflows/executor";
+import { Executor, type ExecutorOptions } from "@/lib/workflows/executor/executor";
 import { handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
 
 /**
@@ -40,7 +40,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Promise<Harness> {
   let handlers: Record<string, (req: Request, ctx: unknown) => Promise<Response>> = {};
   let origin = "";
   const server: Server = createServer((req, res) => {
@@ -77,7 +77,7 @@ export async function startHarness(): Promise<Harness> {
     baseUrl: `${origin}/`,
     logger: quiet,
   });
-  const opts = { signingKey: keys.signingKey, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000 };
+  const opts: ExecutorOptions = { signingKey: keys.signingKey, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000, ...overrides };
   const harness: Harness = {
     origin,
     client,
