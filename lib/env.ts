@@ -47,6 +47,8 @@ const schema = z.object({
    * executor signs its calls and the SDK verifies them.
    */
   INNGEST_EVENT_KEY: z.string().min(1).optional(),
+  /** Use the Inngest dev server: `1`, or its URL (default http://localhost:8288). Embedded executor off. */
+  INNGEST_DEV: z.string().min(1).optional(),
   INNGEST_SIGNING_KEY: z.string().regex(/^signkey-[a-z0-9]+-.+$/i, "must look like signkey-<env>-<key>").optional(),
   INNGEST_BASE_URL: z.url().optional(),
   /** How this process reaches its own HTTP server (the embedded executor calls the app's serve endpoint). */
@@ -81,7 +83,8 @@ export function pgliteDir(): string | null {
 }
 
 /** True when workflows run on Inngest itself rather than the embedded executor. */
-export const inngestHosted = (): boolean => Boolean(env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY);
+export const inngestHosted = (): boolean =>
+  Boolean((env.INNGEST_DEV && env.INNGEST_DEV !== "0" && env.INNGEST_DEV !== "false") || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY));
 
 /** The base URL this process uses to call its own HTTP server. */
 export function internalUrl(): string {

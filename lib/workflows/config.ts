@@ -26,8 +26,13 @@ export function workflowKeys(): WorkflowKeys {
   return holder[KEYS];
 }
 
-/** Options for `new Inngest(...)`: the same SDK calls in both modes, pointed at different servers. */
-export function inngestClientOptions(): { isDev: false; eventKey: string; signingKey: string; baseUrl?: string } {
+/** Options for `new Inngest(...)`: the same SDK calls in every mode, pointed at different servers. */
+export function inngestClientOptions(): { isDev: boolean; eventKey?: string; signingKey?: string; baseUrl?: string } {
+  if (inngestHosted() && !(env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)) {
+    // The Inngest dev server: no keys; its URL from INNGEST_DEV (when a URL) or INNGEST_BASE_URL.
+    const url = env.INNGEST_DEV && /^https?:\/\//.test(env.INNGEST_DEV) ? env.INNGEST_DEV : env.INNGEST_BASE_URL;
+    return { isDev: true, ...(url ? { baseUrl: url } : {}) };
+  }
   if (inngestHosted()) {
     return { isDev: false, eventKey: env.INNGEST_EVENT_KEY ?? "", signingKey: env.INNGEST_SIGNING_KEY ?? "", baseUrl: env.INNGEST_BASE_URL };
   }
