@@ -16,6 +16,9 @@ export default defineConfig({
       PGLITE_DIR: process.env.PGLITE_DIR ?? "memory://",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "error",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Test files run as parallel processes; on PostgreSQL their executors share one queue and may
+      // call each other's serve() endpoints, so they share a signing key, as production processes must.
+      INNGEST_SIGNING_KEY: "signkey-test-5d41402abc4b2a76b9719d911017c592",
     },
     reporters: ["default"],
   },

@@ -8,6 +8,8 @@ import { wfRuns } from "@/db/schema";
 import { workflowKeys } from "@/lib/workflows/config";
 import { Executor, type ExecutorOptions } from "@/lib/workflows/executor/executor";
 import { handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
+import { signBody } from "@/lib/workflows/executor/signing";
+import { type FnConfig, registerFunctions } from "@/lib/workflows/executor/store";
 
 /**
  * A real HTTP server on loopback that serves test functions through the SDK's own `serve()`
@@ -35,6 +37,11 @@ export interface Harness {
   executor: Executor;
   /** Registers (replaces) the functions the harness serves and syncs them. */
   serveFunctions(fns: InngestFunction.Any[]): Promise<void>;
+  /**
+   * Serves another client's functions (the app's own) on this server and registers them through
+   * the SDK's in-band sync (the client's base URL points elsewhere, so out-of-band cannot be used).
+   */
+  serveApp(client: Inngest, fns: InngestFunction.Any[]): Promise<string[]>;
   /** A fresh executor over the same database (the old one must be stopped). */
   newExecutor(): Executor;
   close(): Promise<void>;
@@ -86,6 +93,20 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
       handlers = serve({ client, functions: fns }) as unknown as typeof handlers;
       const res = await fetch(`${origin}/api/inngest`, { method: "PUT" });
       if (!res.ok) throw new Error(`sync failed: ${res.status} ${await res.text()}`);
+    },
+    async serveApp(appClient, fns) {
+      handlers = serve({ client: appClient, functions: fns }) as unknown as typeof handlers;
+      const url = `${origin}/api/inngest`;
+      const body = JSON.stringify({ url });
+      const res = await fetch(url, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json", "x-inngest-sync-kind": "in_band", "X-Inngest-Signature": signBody(body, keys.signingKey) },
+        body,
+      });
+      if (!res.ok) throw new Error(`in-band sync failed: ${res.status} ${await res.text()}`);
+      const synced = (await res.json()) as { app_id: string; functions: FnConfig[] };
+      await registerFunctions({ url, appName: synced.app_id, functions: synced.functions });
+      return synced.functions.map((f) => f.id);
     },
     newExecutor() {
       harness.executor = new Executor(opts);

@@ -1,0 +1,41 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { getDb } from "@/db";
+import { idempotencyKeys, wfFunctions } from "@/db/schema";
+import { inngest } from "@/inngest/client";
+import { functions } from "@/inngest/functions";
+import { ingestEvents } from "@/lib/workflows/executor/store";
+import { call, newOrg } from "../harness";
+import { type Harness, startHarness, waitForRun } from "./harness";
+
+/** The app's own functions, served by the app's client through the real serve() and run by the executor. */
+let h: Harness;
+let ids: string[];
+beforeAll(async () => {
+  h = await startHarness();
+  ids = await h.serveApp(inngest, functions);
+  h.executor.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+test("the app registers its functions, with the housekeeping cron scheduled", async () => {
+  expect(ids).toContain("svc-housekeeping");
+  const db = await getDb();
+  const [fn] = await db.select().from(wfFunctions).where(eq(wfFunctions.id, "svc-housekeeping"));
+  expect(fn?.cron).toBe("17 * * * *");
+  expect(fn?.nextCronAt?.getTime()).toBeGreaterThan(Date.now());
+});
+
+test("housekeeping purges idempotency keys past their retention, one step each", async () => {
+  const org = await newOrg();
+  await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "old", scopes: ["keys:read"] }, headers: { "Idempotency-Key": "old-1" } });
+  const db = await getDb();
+  await db.update(idempotencyKeys).set({ createdAt: new Date(Date.now() - 25 * 3_600_000) }).where(eq(idempotencyKeys.orgId, org.orgId));
+  await ingestEvents([{ name: "svc/housekeeping.requested", data: { reason: "test" } }]);
+  const run = await waitForRun("svc-housekeeping", (r) => r.status === "completed");
+  expect((run.output as { idempotencyKeys: number }).idempotencyKeys).toBeGreaterThanOrEqual(1);
+  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events"]);
+  expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
+});
