@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { organizations } from "./organizations";
 
@@ -16,6 +16,13 @@ export const domains = pgTable(
       .notNull()
       .default("pending"),
     isShared: boolean().notNull().default(false),
+    /** DKIM selector and key pair (PEM). The shared domain signs with the deployment's key instead. */
+    dkimSelector: text(),
+    dkimPrivateKey: text(),
+    dkimPublicKey: text(),
+    /** Outcome of the last DNS check, per record purpose (`mx`, `spf`, `dkim`, `dmarc`). */
+    recordStatus: jsonb().$type<Record<string, "pending" | "verified" | "failed">>(),
+    lastCheckedAt: tstz(),
     createdAt: createdAt(),
     verifiedAt: tstz(),
   },

@@ -5,3 +5,6 @@ export * from "./idempotency";
 export * from "./notifications";
 export * from "./domains";
 export * from "./workflows";
+export * from "./settings";
+export * from "./messaging";
+export * from "./events";

@@ -1,0 +1,153 @@
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, orgRef, tstz } from "./_columns";
+import { domains } from "./domains";
+import { organizations } from "./organizations";
+
+export const INBOX_MODES = ["agent", "human", "hybrid"] as const;
+export const INBOX_STATUSES = ["active", "paused", "deleted"] as const;
+
+/** A send-and-receive address on a domain. Addresses are unique across the deployment. */
+export const inboxes = pgTable(
+  "inboxes",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    domainId: uuid()
+      .notNull()
+      .references(() => domains.id),
+    /** Lower-case `local@domain`. */
+    address: text().notNull(),
+    displayName: text(),
+    mode: text({ enum: INBOX_MODES }).notNull().default("agent"),
+    agent: text(),
+    status: text({ enum: INBOX_STATUSES }).notNull().default("active"),
+    createdAt: createdAt(),
+    updatedAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("inboxes_address_key").on(t.address), index("inboxes_org_created_idx").on(t.orgId, t.createdAt, t.id)],
+);
+
+/** A conversation within one inbox, maintained automatically from Message-ID headers. */
+export const threads = pgTable(
+  "threads",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    inboxId: uuid()
+      .notNull()
+      .references(() => inboxes.id, { onDelete: "cascade" }),
+    subject: text().notNull().default(""),
+    messageCount: integer().notNull().default(0),
+    lastMessageAt: tstz().notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("threads_inbox_activity_idx").on(t.inboxId, t.lastMessageAt, t.id), index("threads_org_activity_idx").on(t.orgId, t.lastMessageAt, t.id)],
+);
+
+export const MESSAGE_STATUSES = ["received", "sent", "scheduled", "failed", "queued", "canceled"] as const;
+
+export const messages = pgTable(
+  "messages",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    inboxId: uuid()
+      .notNull()
+      .references(() => inboxes.id, { onDelete: "cascade" }),
+    threadId: uuid().references(() => threads.id, { onDelete: "set null" }),
+    direction: text({ enum: ["inbound", "outbound"] }).notNull(),
+    status: text({ enum: MESSAGE_STATUSES }).notNull(),
+    channel: text({ enum: ["email", "a2a"] }).notNull(),
+    fromAddress: text().notNull(),
+    fromName: text(),
+    to: text().array().notNull(),
+    cc: text().array().notNull(),
+    bcc: text().array().notNull(),
+    replyTo: text(),
+    subject: text().notNull().default(""),
+    textBody: text(),
+    htmlBody: text(),
+    /** RFC 5322 Message-ID (angle brackets), In-Reply-To and References of this message. */
+    messageIdHeader: text().notNull(),
+    inReplyTo: text(),
+    references: text().array().notNull(),
+    headers: jsonb().$type<Record<string, string>>(),
+    tags: jsonb().$type<Record<string, string>>(),
+    channelMetadata: jsonb().$type<Record<string, unknown>>(),
+    providerMessageId: text(),
+    error: text(),
+    /** The send request, kept while scheduled so it can be re-validated when it fires. */
+    request: jsonb().$type<Record<string, unknown>>(),
+    idempotencyKey: text(),
+    sizeBytes: bigint({ mode: "number" }).notNull().default(0),
+    scheduledAt: tstz(),
+    sentAt: tstz(),
+    receivedAt: tstz().notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("messages_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    index("messages_inbox_created_idx").on(t.inboxId, t.createdAt, t.id),
+    index("messages_thread_idx").on(t.threadId, t.createdAt),
+    index("messages_inbox_msgid_idx").on(t.inboxId, t.messageIdHeader),
+    index("messages_provider_idx").on(t.providerMessageId),
+    index("messages_scheduled_idx").on(t.status, t.scheduledAt),
+  ],
+);
+
+export const attachments = pgTable(
+  "attachments",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    messageId: uuid()
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    filename: text(),
+    contentType: text(),
+    contentId: text(),
+    disposition: text({ enum: ["attachment", "inline"] }),
+    sizeBytes: bigint({ mode: "number" }).notNull(),
+    /** Key of the bytes in the storage provider. */
+    storageKey: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("attachments_message_idx").on(t.messageId)],
+);
+
+/** Provider delivery outcomes of outbound messages (`Delivery`, `Bounce`, `Complaint`, …). */
+export const outboundEvents = pgTable(
+  "outbound_events",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    messageId: uuid()
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    type: text().notNull(),
+    recipient: text(),
+    providerMessageId: text(),
+    occurredAt: tstz().notNull(),
+    details: jsonb().$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("outbound_events_message_idx").on(t.messageId, t.occurredAt)],
+);
+
+/** Recipients who complained: sends to them fail unless `ignoreComplaints`. */
+export const suppressions = pgTable(
+  "suppressions",
+  {
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    address: text().notNull(),
+    reason: text({ enum: ["complaint"] }).notNull(),
+    sourceMessageId: uuid(),
+    providerMessageId: text(),
+    feedbackType: text(),
+    userAgent: text(),
+    lastEventAt: tstz().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: "suppressions_pkey", columns: [t.orgId, t.address] })],
+);
+
