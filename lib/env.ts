@@ -27,6 +27,13 @@ const schema = z.object({
     .string()
     .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/i)
     .default("svc.localhost"),
+  /** Host name of this service's mail server: the MX target customers publish, and the SPF host. */
+  MAIL_HOST: z.string().min(1).optional(),
+  /** DNS servers for domain verification and mail authentication (comma-separated, `ip` or `ip:port`); unset: the system's. */
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
   /** Number of reverse proxies in front of the server whose X-Forwarded-For may be trusted. */
   TRUST_PROXY: z
     .string()
@@ -85,6 +92,9 @@ export function pgliteDir(): string | null {
 /** True when workflows run on Inngest itself rather than the embedded executor. */
 export const inngestHosted = (): boolean =>
   Boolean((env.INNGEST_DEV && env.INNGEST_DEV !== "0" && env.INNGEST_DEV !== "false") || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY));
+
+/** The MX target and SPF host of this deployment. */
+export const mailHost = (): string => (env.MAIL_HOST ?? `mail.${env.SHARED_DOMAIN}`).toLowerCase();
 
 /** The base URL this process uses to call its own HTTP server. */
 export function internalUrl(): string {

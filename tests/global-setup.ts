@@ -1,10 +1,26 @@
+import fs from "node:fs";
+import { startDnsServer } from "./dns-server";
+
 /**
- * Runs once before the suite. On PostgreSQL it applies the migrations a single time so that
- * test workers starting together do not all migrate (they would wait on the advisory lock anyway).
+ * Runs once before the suite: starts the loopback DNS server every test process queries, and on
+ * PostgreSQL applies the migrations a single time so that workers starting together do not all
+ * migrate (they would wait on the advisory lock anyway).
  */
-export default async function setup(): Promise<void> {
-  if (!process.env.DATABASE_URL) return;
-  const { getDbHandle, closeDb } = await import("@/db");
-  await getDbHandle();
-  await closeDb();
+export default async function setup({ config }: { config: { env?: Record<string, string> } }): Promise<() => Promise<void>> {
+  const env = config.env ?? {};
+  const zone = env.DNS_TEST_ZONE ?? "";
+  Object.assign(process.env, { DNS_TEST_ZONE: zone });
+  fs.writeFileSync(zone, "");
+  const port = Number((env.DNS_SERVERS ?? "").split(":")[1]);
+  const dns = await startDnsServer(port);
+  if (process.env.DATABASE_URL) {
+    const { getDbHandle, closeDb } = await import("@/db");
+    await getDbHandle();
+    await closeDb();
+  }
+  return async () => {
+    await dns.close();
+    fs.rmSync(zone, { force: true });
+    if (env.STORAGE_DIR) fs.rmSync(env.STORAGE_DIR, { recursive: true, force: true });
+  };
 }

@@ -11,6 +11,10 @@ import { call, newKey, newOrg, type TestOrg } from "./harness";
  */
 const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
+  domainId: async (org) => {
+    const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
+    return res.body.domain.id as string;
+  },
 };
 
 const guarded = CONTRACTS.filter((c) => c.status === "live" && c.access !== "public");
