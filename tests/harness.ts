@@ -133,3 +133,12 @@ export async function newKey(org: TestOrg, body: Record<string, unknown>): Promi
   if (res.status !== 200) throw new Error(`newKey: ${res.status} ${JSON.stringify(res.body)}`);
   return { secret: res.body.secret, id: res.body.apiKey.id };
 }
+
+/** Creates an inbox on the shared domain (unique address) through the API. */
+export async function newInbox(org: TestOrg, local?: string): Promise<{ id: string; address: string }> {
+  const { env } = await import("@/lib/env");
+  const address = `${local ?? "inbox"}-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}`;
+  const res = await call("POST", "/v1/inboxes", { key: org.secret, body: { address } });
+  if (res.status !== 200) throw new Error(`newInbox: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.inbox.id, address: res.body.inbox.address };
+}

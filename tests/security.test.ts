@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import type { Contract } from "@/lib/api/contract";
 import { BUNDLES, SCOPES, type Scope } from "@/lib/auth/scopes";
 import { CONTRACTS } from "@/lib/contracts";
-import { call, newKey, newOrg, type TestOrg } from "./harness";
+import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 
 /**
  * The generated security suite: for every authenticated operation in the contract registry,
@@ -11,6 +11,7 @@ import { call, newKey, newOrg, type TestOrg } from "./harness";
  */
 const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
+  inboxId: async (org) => (await newInbox(org)).id,
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;

@@ -2,6 +2,7 @@ import type { Contract } from "@/lib/api/contract";
 import * as account from "./account";
 import * as apiKeys from "./api-keys";
 import * as domains from "./domains";
+import * as inboxes from "./inboxes";
 import * as meta from "./meta";
 
 function collect(...modules: Record<string, unknown>[]): Contract[] {
@@ -15,4 +16,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, meta);
