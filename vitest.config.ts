@@ -28,6 +28,7 @@ export default defineConfig({
       DNS_SERVERS: `127.0.0.1:${DNS_PORT}`,
       DNS_TEST_ZONE: path.join(os.tmpdir(), `svc-test-${process.pid}.zone`),
       STORAGE_DIR: path.join(os.tmpdir(), `svc-test-storage-${process.pid}`),
+      OUTBOX_DIR: path.join(os.tmpdir(), `svc-test-outbox-${process.pid}`),
     },
     reporters: ["default"],
   },

@@ -10,4 +10,6 @@ export const inngest = new Inngest({ id: "svc", ...inngestClientOptions() });
 /** Typed events of the product. Each later capability adds its events here. */
 export const events = {
   housekeepingRequested: eventType("svc/housekeeping.requested", { schema: staticSchema<{ reason?: string }>() }),
+  messageScheduled: eventType("svc/message.scheduled", { schema: staticSchema<{ messageId: string; orgId: string; sendAt: string }>() }),
+  messageCanceled: eventType("svc/message.canceled", { schema: staticSchema<{ messageId: string }>() }),
 };

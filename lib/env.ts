@@ -34,6 +34,19 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+  /** Where stored bytes (attachments) live: a directory (embedded default). */
+  STORAGE_DIR: z.string().min(1).default(".data/storage"),
+  /** Outbound mail: `embedded` (local outbox with simulated outcomes) or `smtp` (SMTP_RELAY_URL). */
+  MAIL_TRANSPORT: z.enum(["embedded", "smtp"]).default("embedded"),
+  /** `smtp://user:pass@host:587` or `smtps://…:465` for MAIL_TRANSPORT=smtp. */
+  SMTP_RELAY_URL: z.url().optional(),
+  /** Directory of the embedded transport's outbox (one .eml per external send). */
+  OUTBOX_DIR: z.string().min(1).default(".data/outbox"),
+  /** Inbound SMTP receiver: port (0 = off) and bind address. */
+  SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  SMTP_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Largest inbound message the receiver accepts, bytes. */
+  SMTP_MAX_BYTES: z.coerce.number().int().min(1024).default(26_214_400),
   /** Number of reverse proxies in front of the server whose X-Forwarded-For may be trusted. */
   TRUST_PROXY: z
     .string()

@@ -21,6 +21,6 @@ export default async function setup({ config }: { config: { env?: Record<string,
   return async () => {
     await dns.close();
     fs.rmSync(zone, { force: true });
-    if (env.STORAGE_DIR) fs.rmSync(env.STORAGE_DIR, { recursive: true, force: true });
+    for (const dir of [env.STORAGE_DIR, env.OUTBOX_DIR]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -12,11 +12,26 @@ import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
   inboxId: async (org) => (await newInbox(org)).id,
+  messageId: async (org) => (await sentMessage(org)).id,
+  emailId: async (org) => (await sentMessage(org)).id,
+  threadId: async (org) => (await sentMessage(org)).threadId,
+  attachmentId: async (org) => (await sentMessage(org)).attachmentId,
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;
   },
 };
+
+/** An outbound message with an attachment, in its own thread. */
+async function sentMessage(org: TestOrg): Promise<{ id: string; threadId: string; attachmentId: string }> {
+  const inbox = await newInbox(org);
+  const sent = await call("POST", "/v1/messages", {
+    key: org.secret,
+    body: { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] },
+  });
+  const msg = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message;
+  return { id: msg.id, threadId: msg.threadId, attachmentId: msg.attachments[0].id };
+}
 
 const guarded = CONTRACTS.filter((c) => c.status === "live" && c.access !== "public");
 

@@ -1,4 +1,5 @@
 import { housekeeping } from "./housekeeping";
+import { sendScheduled } from "./send-scheduled-message";
 
 /** Every function the app serves. */
-export const functions = [housekeeping];
+export const functions = [housekeeping, sendScheduled];

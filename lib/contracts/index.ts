@@ -3,6 +3,7 @@ import * as account from "./account";
 import * as apiKeys from "./api-keys";
 import * as domains from "./domains";
 import * as inboxes from "./inboxes";
+import * as messages from "./messages";
 import * as meta from "./meta";
 
 function collect(...modules: Record<string, unknown>[]): Contract[] {
@@ -16,4 +17,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, messages, meta);

@@ -153,20 +153,35 @@ export interface IncomingEvent {
 export async function ingestEvents(events: IncomingEvent[]): Promise<string[]> {
   const db = await getDb();
   const ids: string[] = [];
+  for (const incoming of events) ids.push(...(await db.transaction((tx) => ingestEventsInTransaction(tx, [incoming]))));
+  return ids;
+}
+
+function toPayload(incoming: IncomingEvent): WfEventPayload {
+  return {
+    id: incoming.id || randomUUID(),
+    name: incoming.name,
+    data: incoming.data ?? {},
+    ts: incoming.ts ?? Date.now(),
+    ...(incoming.user ? { user: incoming.user } : {}),
+    ...(incoming.v ? { v: incoming.v } : {}),
+  };
+}
+
+/**
+ * Receives events inside the caller's transaction, so that a change and the workflow it starts
+ * commit together (services publish this way in embedded mode). Workers are woken at once; a
+ * rolled-back wake-up only costs them an empty claim.
+ */
+export async function ingestEventsInTransaction(tx: DbOrTx, events: IncomingEvent[]): Promise<string[]> {
+  const ids: string[] = [];
   let queued = false;
   for (const incoming of events) {
-    const payload: WfEventPayload = {
-      id: incoming.id || randomUUID(),
-      name: incoming.name,
-      data: incoming.data ?? {},
-      ts: incoming.ts ?? Date.now(),
-      ...(incoming.user ? { user: incoming.user } : {}),
-      ...(incoming.v ? { v: incoming.v } : {}),
-    };
+    const payload = toPayload(incoming);
     ids.push(payload.id);
-    queued = (await db.transaction((tx) => handleEvent(tx, payload))) || queued;
+    queued = (await handleEvent(tx, payload)) || queued;
   }
-  if (queued) notifyWork();
+  if (queued) setTimeout(notifyWork, 0);
   return ids;
 }
 

@@ -1,0 +1,220 @@
+import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { attachments, messages, outboundEvents, threads } from "@/db/schema";
+import { notFound } from "@/lib/api/errors";
+import { decodeCursor, toPage } from "@/lib/api/pagination";
+import type { Principal } from "@/lib/auth/principal";
+import { storage } from "@/lib/providers/storage";
+import { toOutboundMessage } from "./send";
+import type { MessageRow } from "./store";
+
+type AttachmentRow = typeof attachments.$inferSelect;
+
+export function toAttachment(a: AttachmentRow) {
+  return {
+    id: a.id,
+    filename: a.filename,
+    contentType: a.contentType,
+    contentId: a.contentId,
+    sizeBytes: a.sizeBytes,
+    createdAt: a.createdAt.toISOString(),
+    messageId: a.messageId,
+    disposition: a.disposition,
+  };
+}
+
+const textPreview = (row: MessageRow) =>
+  (row.textBody ?? row.htmlBody?.replace(/<[^>]+>/g, " ") ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
+
+/** The public Message; bodies and attachments only when `full`. */
+export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: boolean) {
+  return {
+    object: "message" as const,
+    id: row.id,
+    inboxId: row.inboxId,
+    threadId: row.threadId,
+    direction: row.direction,
+    status: row.status,
+    from: { address: row.fromAddress, name: row.fromName },
+    to: row.to,
+    cc: row.cc,
+    bcc: row.bcc,
+    subject: row.subject,
+    textPreview: textPreview(row),
+    hasHtml: row.htmlBody !== null,
+    hasAttachments: (files?.length ?? 0) > 0,
+    receivedAt: row.receivedAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    channel: row.channel,
+    channelMetadata: row.channelMetadata,
+    messageId: row.messageIdHeader,
+    inReplyTo: row.inReplyTo,
+    references: row.references,
+    scheduledAt: row.scheduledAt?.toISOString() ?? null,
+    ...(full ? { textBody: row.textBody, htmlBody: row.htmlBody, attachments: (files ?? []).map(toAttachment) } : {}),
+  };
+}
+
+async function attachmentsOf(db: DbOrTx, ids: string[]): Promise<Map<string, AttachmentRow[]>> {
+  const out = new Map<string, AttachmentRow[]>();
+  if (ids.length === 0) return out;
+  const rows = await db.select().from(attachments).where(inArray(attachments.messageId, ids)).orderBy(asc(attachments.createdAt));
+  for (const r of rows) out.set(r.messageId, [...(out.get(r.messageId) ?? []), r]);
+  return out;
+}
+
+export interface ListMessagesInput {
+  limit: number;
+  cursor?: string;
+  inboxId?: string;
+  threadId?: string;
+  direction?: "inbound" | "outbound";
+  channel?: "email" | "a2a";
+}
+
+/** Newest first, keyset-paginated. */
+export async function listMessages(db: DbOrTx, principal: Principal, input: ListMessagesInput) {
+  const after = decodeCursor(input.cursor);
+  const where: (SQL | undefined)[] = [eq(messages.orgId, principal.orgId)];
+  if (input.inboxId) where.push(eq(messages.inboxId, input.inboxId));
+  if (input.threadId) where.push(eq(messages.threadId, input.threadId));
+  if (input.direction) where.push(eq(messages.direction, input.direction));
+  if (input.channel) where.push(eq(messages.channel, input.channel));
+  if (after) where.push(or(lt(messages.createdAt, after.createdAt), and(eq(messages.createdAt, after.createdAt), lt(messages.id, after.id))));
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(...where))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(input.limit + 1);
+  const page = toPage(rows, input.limit);
+  const files = await attachmentsOf(db, page.items.map((m) => m.id));
+  return { messages: page.items.map((m) => toMessage(m, files.get(m.id) ?? [], false)), pagination: page.pagination };
+}
+
+async function findMessage(db: DbOrTx, principal: Principal, messageId: string, param = "messageId"): Promise<MessageRow> {
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.orgId, principal.orgId), eq(messages.id, messageId)));
+  if (!row) throw notFound("message", param);
+  return row;
+}
+
+export async function getMessage(db: DbOrTx, principal: Principal, messageId: string) {
+  const row = await findMessage(db, principal, messageId);
+  const files = await attachmentsOf(db, [row.id]);
+  return { message: toMessage(row, files.get(row.id) ?? [], true) };
+}
+
+/** Deletes up to 1000 messages; each id succeeds or fails on its own. */
+export async function batchDeleteMessages(db: DbOrTx, principal: Principal, ids: string[]) {
+  const unique = [...new Set(ids)];
+  const valid = unique.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  const found = valid.length
+    ? await db
+        .select({ id: messages.id, threadId: messages.threadId })
+        .from(messages)
+        .where(and(eq(messages.orgId, principal.orgId), inArray(messages.id, valid)))
+    : [];
+  const foundIds = new Set(found.map((f) => f.id));
+  const files = found.length ? await db.select().from(attachments).where(inArray(attachments.messageId, [...foundIds])) : [];
+  if (found.length) {
+    await db.transaction(async (tx) => {
+      await tx.delete(messages).where(inArray(messages.id, [...foundIds]));
+      const threadIds = [...new Set(found.map((f) => f.threadId).filter((t): t is string => Boolean(t)))];
+      for (const threadId of threadIds) {
+        await tx
+          .update(threads)
+          .set({ messageCount: sql`(select count(*) from messages m where m.thread_id = ${threadId})` })
+          .where(eq(threads.id, threadId));
+      }
+    });
+    for (const f of files) await storage().delete(f.storageKey);
+  }
+  return {
+    object: "batch_delete_result" as const,
+    deleted: unique.filter((id) => foundIds.has(id)),
+    failed: unique.filter((id) => !foundIds.has(id)).map((id) => ({ id, code: "resource_not_found", message: "No such message." })),
+  };
+}
+
+export async function listMessageEvents(db: DbOrTx, principal: Principal, messageId: string) {
+  const row = await findMessage(db, principal, messageId);
+  const rows = await db.select().from(outboundEvents).where(eq(outboundEvents.messageId, row.id)).orderBy(asc(outboundEvents.occurredAt), asc(outboundEvents.id));
+  return {
+    events: rows.map((e) => ({
+      eventId: e.id,
+      type: e.type,
+      messageId: row.id,
+      providerMessageId: e.providerMessageId,
+      recipient: e.recipient,
+      occurredAt: e.occurredAt.toISOString(),
+      subject: row.subject,
+      from: row.fromAddress,
+      to: row.to,
+      status: row.status,
+      ...(e.details as Record<string, string>),
+    })),
+  };
+}
+
+export async function getOutboundEmail(db: DbOrTx, principal: Principal, emailId: string) {
+  const row = await findMessage(db, principal, emailId, "emailId");
+  if (row.direction !== "outbound") throw notFound("outbound email", "emailId");
+  return { message: toOutboundMessage(row) };
+}
+
+type ThreadRow = typeof threads.$inferSelect;
+
+function toThread(t: ThreadRow) {
+  return {
+    object: "thread" as const,
+    id: t.id,
+    inboxId: t.inboxId,
+    subject: t.subject,
+    messageCount: t.messageCount,
+    lastMessageAt: t.lastMessageAt.toISOString(),
+    createdAt: t.createdAt.toISOString(),
+  };
+}
+
+/** Most recent activity first; the keyset is (lastMessageAt, id). */
+export async function listThreads(db: DbOrTx, principal: Principal, input: { limit: number; cursor?: string; inboxId?: string }) {
+  const after = decodeCursor(input.cursor);
+  const where: (SQL | undefined)[] = [eq(threads.orgId, principal.orgId)];
+  if (input.inboxId) where.push(eq(threads.inboxId, input.inboxId));
+  if (after) where.push(or(lt(threads.lastMessageAt, after.createdAt), and(eq(threads.lastMessageAt, after.createdAt), lt(threads.id, after.id))));
+  const rows = await db
+    .select()
+    .from(threads)
+    .where(and(...where))
+    .orderBy(desc(threads.lastMessageAt), desc(threads.id))
+    .limit(input.limit + 1);
+  // The keyset position of a thread is its last activity.
+  const page = toPage(
+    rows.map((r) => ({ ...r, createdAt: r.lastMessageAt, threadCreatedAt: r.createdAt })),
+    input.limit,
+  );
+  return { threads: page.items.map((r) => toThread({ ...r, createdAt: r.threadCreatedAt })), pagination: page.pagination };
+}
+
+export async function getThread(db: DbOrTx, principal: Principal, threadId: string) {
+  const [t] = await db
+    .select()
+    .from(threads)
+    .where(and(eq(threads.orgId, principal.orgId), eq(threads.id, threadId)));
+  if (!t) throw notFound("thread", "threadId");
+  const rows = await db.select().from(messages).where(eq(messages.threadId, t.id)).orderBy(asc(messages.createdAt), asc(messages.id));
+  const files = await attachmentsOf(db, rows.map((m) => m.id));
+  return { thread: { ...toThread(t), messages: rows.map((m) => toMessage(m, files.get(m.id) ?? [], true)) } };
+}
+
+export async function getAttachment(db: DbOrTx, principal: Principal, attachmentId: string) {
+  const [a] = await db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.orgId, principal.orgId), eq(attachments.id, attachmentId)));
+  if (!a) throw notFound("attachment", "attachmentId");
+  return toAttachment(a);
+}

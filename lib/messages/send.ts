@@ -1,0 +1,503 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, DbOrTx } from "@/db";
+import { domains, type inboxes, messages, suppressions } from "@/db/schema";
+import { ApiError, invalidRequest, notFound, notPermitted } from "@/lib/api/errors";
+import { mayUseInbox, type Principal } from "@/lib/auth/principal";
+import type { SendMessageInput } from "@/lib/contracts/messages";
+import { sharedDomainKey } from "@/lib/domains/dkim";
+import { findInbox, inboxByAddress } from "@/lib/inboxes/service";
+import { log } from "@/lib/log";
+import { mailTransport } from "@/lib/providers/mail";
+import { publishWorkflowEvents } from "@/lib/workflows/publish";
+import { angleBrackets, buildMime, type DkimSigner, newMessageId, signDkim } from "./mime";
+import { applyOutcomes } from "./outcomes";
+import { attachToThread, type MessageRow, type StoredAttachment, storeMessage } from "./store";
+
+type InboxRow = typeof inboxes.$inferSelect;
+
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
+const MAX_SCHEDULE_MS = 30 * 86_400_000;
+/** Headers the service writes itself; a custom header cannot replace them. */
+const RESERVED_HEADERS = new Set(["from", "to", "cc", "bcc", "subject", "message-id", "in-reply-to", "references", "reply-to", "date", "dkim-signature", "mime-version", "content-type", "content-transfer-encoding", "sender", "return-path"]);
+
+export const SCHEDULED_EVENT = "svc/message.scheduled";
+export const CANCELED_EVENT = "svc/message.canceled";
+
+export interface SendWarning {
+  recipient: string;
+  reason: "complaint";
+  message: string;
+  sourceMessageId: string | null;
+  providerMessageId: string | null;
+  complaintFeedbackType: string | null;
+  complaintUserAgent: string | null;
+  lastEventAt: string | null;
+}
+
+export interface SendResponse {
+  id: string;
+  status: "sent" | "scheduled" | "failed" | "queued";
+  warnings: SendWarning[];
+  providerMessageId: string | null;
+  error: string | null;
+  channel: "email" | "a2a";
+  channelMetadata: Record<string, unknown> | null;
+  scheduledAt: string | null;
+}
+
+const asList = (r: string | string[] | undefined): string[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
+const emailSchema = z.email();
+
+function recipientsOf(field: "to" | "cc" | "bcc", value: string | string[] | undefined): string[] {
+  return asList(value).map((raw, i) => {
+    const param = Array.isArray(value) ? `${field}[${i}]` : field;
+    if (raw.startsWith("@") || raw.startsWith("contact:")) throw invalidRequest(`Contact references are not supported yet; give an email address.`, param);
+    const address = raw.trim().toLowerCase();
+    if (!emailSchema.safeParse(address).success) throw invalidRequest(`"${raw}" is not a valid email address.`, param);
+    return address;
+  });
+}
+
+/** A validated, fully resolved send: everything needed to deliver it or to preview it. */
+interface PreparedSend {
+  inbox: InboxRow;
+  channel: "email" | "a2a";
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string | null;
+  html: string | null;
+  replyTo: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+  files: StoredAttachment[];
+  sendAt: Date | null;
+  warnings: SendWarning[];
+  /** Recipients that are inboxes of this service (any organization), by address. */
+  internal: Map<string, InboxRow>;
+}
+
+function refuseUnsupported(input: SendMessageInput): void {
+  for (const field of ["react", "template", "contactId"] as const) {
+    if (input[field] !== undefined) throw invalidRequest(`\`${field}\` is not supported yet.`, field);
+  }
+  if (input.buttons !== undefined) throw invalidRequest("`buttons` are only for Telegram inboxes.", "buttons");
+}
+
+function decodeAttachments(input: SendMessageInput): StoredAttachment[] {
+  let total = 0;
+  return (input.attachments ?? []).map((a, i) => {
+    const param = `attachments[${i}]`;
+    if (a.objectId !== undefined) throw invalidRequest("`objectId` attachments are not supported yet.", `${param}.objectId`);
+    if (a.contentBase64 === undefined) throw invalidRequest("Give `contentBase64`.", `${param}.contentBase64`);
+    if (!a.filename) throw invalidRequest("Inline attachments need a `filename`.", `${param}.filename`);
+    if (a.delivery === "link") throw invalidRequest("`delivery: link` needs a storage object; not supported yet.", `${param}.delivery`);
+    const clean = a.contentBase64.replace(/\s+/g, "");
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw invalidRequest("`contentBase64` is not valid base64.", `${param}.contentBase64`);
+    const content = Buffer.from(clean, "base64");
+    if (content.length > MAX_FILE_BYTES) throw new ApiError("payload_too_large", `Attachment ${a.filename} is over 8 MiB.`, param);
+    total += content.length;
+    if (total > MAX_TOTAL_BYTES) throw new ApiError("payload_too_large", "Inline attachments are over 8 MiB in total.", "attachments");
+    return { filename: a.filename, contentType: a.contentType ?? "application/octet-stream", content, disposition: "attachment" };
+  });
+}
+
+function customHeaders(input: SendMessageInput): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalidRequest(`The ${name} header is set by the service.`, `headers.${name}`);
+    if (/[\r\n]/.test(value)) throw invalidRequest("Header values cannot contain line breaks.", `headers.${name}`);
+    out[name] = value;
+  }
+  return out;
+}
+
+async function complaintWarnings(db: DbOrTx, orgId: string, recipients: string[]): Promise<SendWarning[]> {
+  if (recipients.length === 0) return [];
+  const rows = await db
+    .select()
+    .from(suppressions)
+    .where(and(eq(suppressions.orgId, orgId), inArray(suppressions.address, recipients)));
+  return rows.map((r) => ({
+    recipient: r.address,
+    reason: "complaint" as const,
+    message: `${r.address} complained about earlier mail from this organization.`,
+    sourceMessageId: r.sourceMessageId,
+    providerMessageId: r.providerMessageId,
+    complaintFeedbackType: r.feedbackType,
+    complaintUserAgent: r.userAgent,
+    lastEventAt: r.lastEventAt.toISOString(),
+  }));
+}
+
+/** Validates a send request against the spec's rules and resolves everything it refers to. */
+async function prepare(db: DbOrTx, principal: Principal, input: SendMessageInput, now: Date): Promise<PreparedSend> {
+  refuseUnsupported(input);
+  const inbox = await findInbox(db, principal, input.inboxId);
+  if (!mayUseInbox(principal, inbox.id)) throw notPermitted("This API key may not send as this inbox.", "inboxId");
+  if (inbox.status !== "active") throw notPermitted(`The inbox is ${inbox.status}; it neither sends nor receives.`, "inboxId");
+
+  const to = recipientsOf("to", input.to);
+  const cc = recipientsOf("cc", input.cc);
+  const bcc = recipientsOf("bcc", input.bcc);
+  const all = [...new Set([...to, ...cc, ...bcc])];
+  if (all.length > 50) throw invalidRequest("At most 50 recipients in to, cc and bcc together.", "to");
+
+  let inReplyTo = input.inReplyTo ? angleBrackets(input.inReplyTo) : null;
+  let references = (input.references ?? []).map(angleBrackets);
+  if (input.replyToMessageId) {
+    const [parent] = await db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.orgId, principal.orgId), eq(messages.id, input.replyToMessageId)));
+    if (!parent) throw notFound("message", "replyToMessageId");
+    if (inReplyTo && inReplyTo !== parent.messageIdHeader) {
+      throw invalidRequest("`inReplyTo` disagrees with the message named by `replyToMessageId`.", "inReplyTo");
+    }
+    inReplyTo = parent.messageIdHeader;
+    if (references.length === 0) references = [...parent.references, parent.messageIdHeader].slice(-32);
+  }
+  if (references.length === 0 && inReplyTo) references = [inReplyTo];
+
+  const internal = new Map<string, InboxRow>();
+  for (const address of all) {
+    const target = await inboxByAddress(db, address);
+    if (target) internal.set(address, target);
+  }
+  const allInternal = internal.size === all.length;
+  const channel = input.channel ?? (allInternal ? "a2a" : "email");
+  if (channel === "a2a") {
+    const external = all.filter((a) => !internal.has(a));
+    if (external.length > 0) throw invalidRequest(`a2a delivers only to inboxes of this service; ${external[0]} is not one.`, "channel");
+    const unavailable = [...internal.values()].find((i) => i.status !== "active");
+    if (unavailable) throw invalidRequest(`The inbox ${unavailable.address} is ${unavailable.status} and does not receive.`, "to");
+    if (input.sendAt) throw invalidRequest("a2a messages are delivered at once; they cannot be scheduled.", "sendAt");
+  }
+
+  let sendAt: Date | null = null;
+  if (input.sendAt) {
+    sendAt = new Date(input.sendAt);
+    if (sendAt.getTime() <= now.getTime()) throw invalidRequest("`sendAt` must be in the future.", "sendAt");
+    if (sendAt.getTime() - now.getTime() > MAX_SCHEDULE_MS) throw invalidRequest("`sendAt` can be at most 30 days ahead.", "sendAt");
+  }
+
+  const warnings = await complaintWarnings(db, principal.orgId, all);
+  if (warnings.length > 0 && !input.ignoreComplaints) {
+    throw invalidRequest(
+      `Recipients who complained: ${warnings.map((w) => w.recipient).join(", ")}. Send with ignoreComplaints to override.`,
+      "to",
+    );
+  }
+
+  return {
+    inbox,
+    channel,
+    to,
+    cc,
+    bcc,
+    subject: input.subject ?? "",
+    text: input.text ?? null,
+    html: input.html ?? null,
+    replyTo: input.replyTo ?? null,
+    inReplyTo,
+    references,
+    headers: customHeaders(input),
+    tags: input.tags ?? {},
+    files: decodeAttachments(input),
+    sendAt,
+    warnings,
+    internal,
+  };
+}
+
+const preview = (text: string | null, html: string | null) =>
+  (text ?? html?.replace(/<[^>]+>/g, " ") ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
+
+function toPreview(p: PreparedSend) {
+  return {
+    object: "message_preview" as const,
+    status: "preview" as const,
+    channel: p.channel,
+    inboxId: p.inbox.id,
+    from: { address: p.inbox.address, name: p.inbox.displayName },
+    to: p.to,
+    cc: p.cc,
+    bcc: p.bcc,
+    subject: p.subject,
+    textPreview: preview(p.text, p.html),
+    hasHtml: p.html !== null,
+    inReplyTo: p.inReplyTo,
+    references: p.references,
+    attachments: p.files.map((f) => ({ filename: f.filename ?? "", contentType: f.contentType, sizeBytes: f.content.length })),
+    sizeBytes: Buffer.byteLength(p.text ?? "") + Buffer.byteLength(p.html ?? "") + p.files.reduce((n, f) => n + f.content.length, 0),
+    scheduledAt: p.sendAt?.toISOString() ?? null,
+    warnings: p.warnings,
+  };
+}
+
+async function signerFor(db: DbOrTx, inbox: InboxRow): Promise<DkimSigner> {
+  const [domain] = await db.select().from(domains).where(eq(domains.id, inbox.domainId));
+  if (!domain) throw new Error(`inbox ${inbox.id} has no domain`);
+  if (domain.isShared) {
+    const key = await sharedDomainKey(db);
+    return { domain: domain.name, selector: key.selector, privateKey: key.privateKey };
+  }
+  if (!domain.dkimSelector || !domain.dkimPrivateKey) throw new Error(`domain ${domain.id} has no DKIM key`);
+  return { domain: domain.name, selector: domain.dkimSelector, privateKey: domain.dkimPrivateKey };
+}
+
+const newReceiptId = () => `rcpt_${randomBytes(12).toString("base64url")}`;
+
+function outboundRow(principal: Principal, p: PreparedSend, messageIdHeader: string, idempotencyKey: string | null) {
+  return {
+    orgId: principal.orgId,
+    inboxId: p.inbox.id,
+    direction: "outbound" as const,
+    channel: p.channel,
+    fromAddress: p.inbox.address,
+    fromName: p.inbox.displayName,
+    to: p.to,
+    cc: p.cc,
+    bcc: p.bcc,
+    replyTo: p.replyTo,
+    subject: p.subject,
+    textBody: p.text,
+    htmlBody: p.html,
+    messageIdHeader,
+    inReplyTo: p.inReplyTo,
+    references: p.references,
+    headers: p.headers,
+    tags: p.tags,
+    idempotencyKey,
+  };
+}
+
+/**
+ * Delivers a prepared send now: external recipients through the mail transport (signed MIME),
+ * inboxes of this service directly (a2a, or email short-circuited), then stores the outbound
+ * message with its events in one transaction, then applies the transport's immediate outcomes.
+ */
+async function deliver(db: Db, principal: Principal, p: PreparedSend, existing: MessageRow | null, idempotencyKey: string | null): Promise<SendResponse> {
+  const messageIdHeader = existing?.messageIdHeader ?? newMessageId(p.inbox.address.split("@")[1] ?? "localhost");
+  const recipients = [...new Set([...p.to, ...p.cc, ...p.bcc])];
+  const external = recipients.filter((r) => !p.internal.has(r));
+  let providerMessageId: string | null = null;
+  let provider: string | null = null;
+  let outcomes: Awaited<ReturnType<ReturnType<typeof mailTransport>["send"]>>["outcomes"] = [];
+  let error: string | null = null;
+  if (p.channel === "email" && external.length > 0) {
+    try {
+      const raw = await buildMime({
+        from: { address: p.inbox.address, name: p.inbox.displayName },
+        to: p.to,
+        cc: p.cc,
+        subject: p.subject,
+        text: p.text,
+        html: p.html,
+        replyTo: p.replyTo,
+        messageId: messageIdHeader,
+        inReplyTo: p.inReplyTo,
+        references: p.references,
+        headers: p.headers,
+        attachments: p.files.map((f) => ({ filename: f.filename ?? "attachment", contentType: f.contentType, content: f.content })),
+      });
+      const signed = await signDkim(raw, await signerFor(db, p.inbox));
+      const result = await mailTransport().send({ raw: signed, envelope: { from: p.inbox.address, to: external }, messageId: messageIdHeader });
+      providerMessageId = result.providerMessageId;
+      provider = result.provider;
+      outcomes = result.outcomes;
+    } catch (err) {
+      log.warn("outbound transport failed", { inboxId: p.inbox.id, err: err instanceof Error ? err.message : String(err) });
+      error = "transport_failed";
+    }
+  }
+  const receiptId = p.channel === "a2a" ? newReceiptId() : null;
+  const channelMetadata: Record<string, unknown> =
+    p.channel === "a2a" ? { receiptId, provenance: null, provenanceVerified: false } : { provider, providerMessageId, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null };
+  const status = error ? "failed" : "sent";
+
+  const stored = await db.transaction(async (tx) => {
+    const now = new Date();
+    let row: MessageRow;
+    if (existing) {
+      const [updated] = await tx
+        .update(messages)
+        .set({ status, channelMetadata, providerMessageId, error, sentAt: now })
+        .where(eq(messages.id, existing.id))
+        .returning();
+      if (!updated) throw new Error("scheduled message vanished");
+      // A scheduled message joins its thread and emits message.sent when it goes out.
+      row = status === "sent" ? await attachToThread(tx, updated, { emit: "message.sent" }) : updated;
+    } else {
+      row = await storeMessage(tx, { ...outboundRow(principal, p, messageIdHeader, idempotencyKey), status, channelMetadata, providerMessageId, error, sentAt: now, receivedAt: now }, p.files);
+    }
+    if (status === "sent") {
+      for (const [address, target] of p.internal) {
+        if (target.status !== "active") continue; // email to a paused inbox: bounced below
+        await storeMessage(
+          tx,
+          {
+            orgId: target.orgId,
+            inboxId: target.id,
+            direction: "inbound",
+            status: "received",
+            channel: p.channel,
+            fromAddress: p.inbox.address,
+            fromName: p.inbox.displayName,
+            to: p.to,
+            cc: p.cc,
+            bcc: p.bcc.includes(address) ? [address] : [],
+            replyTo: p.replyTo,
+            subject: p.subject,
+            textBody: p.text,
+            htmlBody: p.html,
+            messageIdHeader,
+            inReplyTo: p.inReplyTo,
+            references: p.references,
+            headers: p.headers,
+            channelMetadata: p.channel === "a2a" ? { receiptId, provenance: null, provenanceVerified: false, senderInboxId: p.inbox.id } : { internal: true, senderInboxId: p.inbox.id },
+            receivedAt: now,
+          },
+          p.files,
+        );
+      }
+    }
+    return row;
+  });
+
+  const unavailable = [...p.internal.entries()].filter(([, t]) => t.status !== "active");
+  const allOutcomes = [
+    ...outcomes,
+    ...unavailable.map(([address, t]) => ({
+      type: "Bounce" as const,
+      recipient: address,
+      occurredAt: new Date(),
+      bounceType: "Permanent" as const,
+      bounceSubType: "MailboxUnavailable",
+      diagnosticCode: `smtp; 550 5.2.1 mailbox ${t.status}`,
+    })),
+  ];
+  if (status === "sent" && allOutcomes.length > 0) await applyOutcomes(db, stored.id, allOutcomes);
+  return {
+    id: stored.id,
+    status,
+    warnings: p.warnings,
+    providerMessageId,
+    error,
+    channel: p.channel,
+    channelMetadata: p.channel === "a2a" ? channelMetadata : null,
+    scheduledAt: null,
+  };
+}
+
+/** `POST /v1/messages`: validate, then preview, schedule or deliver. */
+export async function sendMessage(db: Db, principal: Principal, input: SendMessageInput, now: Date = new Date()): Promise<SendResponse | ReturnType<typeof toPreview>> {
+  const p = await prepare(db, principal, input, now);
+  if (input.dryRun) return toPreview(p);
+  const idempotencyKey = input.idempotencyKey ?? null;
+  if (!p.sendAt) return deliver(db, principal, p, null, idempotencyKey);
+
+  const sendAt = p.sendAt;
+  const { row, afterCommit } = await db.transaction(async (tx) => {
+    const messageIdHeader = newMessageId(p.inbox.address.split("@")[1] ?? "localhost");
+    const stored = await storeMessage(
+      tx,
+      {
+        ...outboundRow(principal, p, messageIdHeader, idempotencyKey),
+        status: "scheduled",
+        scheduledAt: sendAt,
+        request: { ...input, sendAt: null },
+        receivedAt: now,
+      },
+      p.files,
+      { thread: false },
+    );
+    const after = await publishWorkflowEvents(tx, [{ name: SCHEDULED_EVENT, data: { messageId: stored.id, orgId: principal.orgId, sendAt: sendAt.toISOString() } }]);
+    return { row: stored, afterCommit: after };
+  });
+  await afterCommit();
+  return {
+    id: row.id,
+    status: "scheduled",
+    warnings: p.warnings,
+    providerMessageId: null,
+    error: null,
+    channel: p.channel,
+    channelMetadata: null,
+    scheduledAt: sendAt.toISOString(),
+  };
+}
+
+/** A system principal acting in an organization (workflows re-running a validated request). */
+function systemPrincipal(orgId: string, userId: string): Principal {
+  return { orgId, userId, apiKeyId: null, scopes: new Set(), inboxIds: null, actor: "system:scheduler", ip: null, requestId: null };
+}
+
+/**
+ * Fires a scheduled message (the send-scheduled-message workflow calls this when `sendAt` comes):
+ * re-validates the stored request — the inbox must still send, complaints still count — and
+ * delivers it, or marks it `failed` with the reason. Harmless to call twice: only a message still
+ * `scheduled` is sent.
+ */
+export async function sendScheduledMessage(db: Db, messageId: string): Promise<{ status: string; error: string | null }> {
+  const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
+  if (!row || row.status !== "scheduled" || !row.request) return { status: row?.status ?? "missing", error: null };
+  const principal = systemPrincipal(row.orgId, "00000000-0000-0000-0000-000000000000");
+  const request = row.request as SendMessageInput;
+  let prepared: PreparedSend;
+  try {
+    prepared = await prepare(db, principal, { ...request, sendAt: null, dryRun: false }, new Date());
+  } catch (err) {
+    const reason = err instanceof ApiError ? err.message : "revalidation_failed";
+    await db
+      .update(messages)
+      .set({ status: "failed", error: reason })
+      .where(and(eq(messages.id, row.id), eq(messages.status, "scheduled")));
+    return { status: "failed", error: reason };
+  }
+  const [claimed] = await db
+    .update(messages)
+    .set({ status: "queued" })
+    .where(and(eq(messages.id, row.id), eq(messages.status, "scheduled")))
+    .returning();
+  if (!claimed) return { status: "canceled", error: null };
+  const result = await deliver(db, principal, prepared, claimed, row.idempotencyKey);
+  return { status: result.status, error: result.error };
+}
+
+/** `scheduled` → `canceled` before it fires; the workflow waiting for it is cancelled too. */
+export async function cancelScheduledMessage(db: Db, principal: Principal, messageId: string) {
+  const { row, afterCommit } = await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.orgId, principal.orgId), eq(messages.id, messageId), eq(messages.direction, "outbound")));
+    if (!current) throw notFound("outbound email", "emailId");
+    if (current.status !== "scheduled") throw new ApiError("conflict", `The email is ${current.status}; only a scheduled email can be canceled.`, "emailId");
+    const [updated] = await tx.update(messages).set({ status: "canceled" }).where(eq(messages.id, current.id)).returning();
+    if (!updated) throw notFound("outbound email", "emailId");
+    const after = await publishWorkflowEvents(tx, [{ name: CANCELED_EVENT, data: { messageId: current.id } }]);
+    return { row: updated, afterCommit: after };
+  });
+  await afterCommit();
+  return { message: toOutboundMessage(row) };
+}
+
+export function toOutboundMessage(row: MessageRow) {
+  return {
+    id: row.id,
+    from: row.fromAddress,
+    to: row.to,
+    subject: row.subject,
+    status: row.status,
+    sentAt: row.sentAt?.toISOString() ?? null,
+    scheduledAt: row.scheduledAt?.toISOString() ?? null,
+    error: row.error,
+  };
+}

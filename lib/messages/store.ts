@@ -1,0 +1,145 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { attachments, messages, threads } from "@/db/schema";
+import { appendEvent } from "@/lib/events/ledger";
+import { storage } from "@/lib/providers/storage";
+
+/**
+ * Writing messages: threading, the message row, its attachments' bytes, the thread's counters and
+ * the ledger event, in the caller's transaction.
+ */
+
+export type MessageRow = typeof messages.$inferSelect;
+
+export interface StoredAttachment {
+  filename: string | null;
+  contentType: string;
+  contentId?: string | null;
+  disposition?: "attachment" | "inline";
+  content: Buffer;
+}
+
+/** `Re: Fwd: Subject` → `subject`, for matching a reply's subject to its thread. */
+export function normalizeSubject(subject: string): string {
+  return subject
+    .replace(/^(\s*(re|fw|fwd|aw|sv|antw)(\[\d+\])?\s*:\s*)+/i, "")
+    .trim()
+    .toLowerCase();
+}
+
+/**
+ * The thread a message belongs to within its inbox: the thread of any earlier message whose
+ * Message-ID it names in In-Reply-To or References; otherwise a new thread.
+ */
+export async function resolveThread(tx: DbOrTx, input: { orgId: string; inboxId: string; inReplyTo: string | null; references: string[]; subject: string; at: Date }): Promise<string> {
+  const ids = [...new Set([input.inReplyTo, ...input.references].filter((x): x is string => Boolean(x)))];
+  if (ids.length > 0) {
+    const [parent] = await tx
+      .select({ threadId: messages.threadId })
+      .from(messages)
+      .where(and(eq(messages.inboxId, input.inboxId), inArray(messages.messageIdHeader, ids), sql`${messages.threadId} is not null`))
+      .limit(1);
+    if (parent?.threadId) return parent.threadId;
+  }
+  const [thread] = await tx
+    .insert(threads)
+    .values({ orgId: input.orgId, inboxId: input.inboxId, subject: input.subject, messageCount: 0, lastMessageAt: input.at })
+    .returning({ id: threads.id });
+  if (!thread) throw new Error("thread insert returned nothing");
+  return thread.id;
+}
+
+export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes">;
+
+/**
+ * Stores a message with its attachments in its thread and appends its ledger event
+ * (`message.received` for inbound, `message.sent` for sent outbound; none while scheduled).
+ */
+export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredAttachment[] = [], opts: { thread?: boolean } = {}): Promise<MessageRow> {
+  const at = input.receivedAt instanceof Date ? input.receivedAt : new Date();
+  const threadId =
+    opts.thread === false
+      ? null
+      : await resolveThread(tx, { orgId: input.orgId, inboxId: input.inboxId, inReplyTo: input.inReplyTo ?? null, references: input.references, subject: input.subject ?? "", at });
+  const sizeBytes = Buffer.byteLength(input.textBody ?? "") + Buffer.byteLength(input.htmlBody ?? "") + files.reduce((n, f) => n + f.content.length, 0);
+  const [row] = await tx
+    .insert(messages)
+    .values({ ...input, threadId, sizeBytes, receivedAt: at })
+    .returning();
+  if (!row) throw new Error("message insert returned nothing");
+  for (const file of files) {
+    const [att] = await tx
+      .insert(attachments)
+      .values({
+        orgId: row.orgId,
+        messageId: row.id,
+        filename: file.filename,
+        contentType: file.contentType,
+        contentId: file.contentId ?? null,
+        disposition: file.disposition ?? "attachment",
+        sizeBytes: file.content.length,
+        storageKey: "pending",
+      })
+      .returning({ id: attachments.id });
+    if (!att) throw new Error("attachment insert returned nothing");
+    const key = `attachments/${row.orgId}/${att.id}`;
+    await storage().put(key, file.content);
+    await tx.update(attachments).set({ storageKey: key }).where(eq(attachments.id, att.id));
+  }
+  if (threadId) {
+    await tx
+      .update(threads)
+      .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
+      .where(eq(threads.id, threadId));
+  }
+  const type = row.direction === "inbound" ? "message.received" : row.status === "sent" ? "message.sent" : null;
+  if (type) await appendMessageEvent(tx, row, type, files.length);
+  return row;
+}
+
+/** Puts a message stored without a thread (a scheduled send) into its thread now. */
+export async function attachToThread(tx: DbOrTx, row: MessageRow, opts: { emit?: "message.sent" } = {}): Promise<MessageRow> {
+  const at = new Date();
+  const threadId = await resolveThread(tx, { orgId: row.orgId, inboxId: row.inboxId, inReplyTo: row.inReplyTo, references: row.references, subject: row.subject, at });
+  const [updated] = await tx.update(messages).set({ threadId }).where(eq(messages.id, row.id)).returning();
+  if (!updated) throw new Error("message vanished");
+  await tx
+    .update(threads)
+    .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
+    .where(eq(threads.id, threadId));
+  if (opts.emit) await appendMessageEvent(tx, updated, opts.emit);
+  return updated;
+}
+
+/** The ledger event for a message (`message.received`, `message.sent`, …), in its inbox's partition. */
+export async function appendMessageEvent(
+  tx: DbOrTx,
+  row: MessageRow,
+  type: "message.received" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed",
+  attachmentCount?: number,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await appendEvent(tx, {
+    orgId: row.orgId,
+    type,
+    partitionKey: `inbox:${row.inboxId}`,
+    inboxId: row.inboxId,
+    threadId: row.threadId,
+    messageId: row.id,
+    outboundMessageId: row.direction === "outbound" ? row.id : null,
+    providerMessageId: row.providerMessageId,
+    idempotencyKey: row.idempotencyKey,
+    data: {
+      messageId: row.id,
+      inboxId: row.inboxId,
+      threadId: row.threadId,
+      channel: row.channel,
+      direction: row.direction,
+      from: { address: row.fromAddress, name: row.fromName },
+      to: row.to,
+      subject: row.subject,
+      ...(attachmentCount !== undefined ? { attachmentCount } : {}),
+      ...extra,
+    },
+  });
+}
