@@ -22,12 +22,13 @@ if (process.env.PORT === "0") {
   await new Promise((resolve) => probe.close(resolve));
 }
 
-const { env, internalUrl, pgliteDir } = await import("./lib/env");
+const { env, internalUrl, mailHost, pgliteDir } = await import("./lib/env");
 const { log, errorFields } = await import("./lib/log");
 const { closeDb, getDbHandle } = await import("./db");
 const { DataDirLockedError } = await import("./db/lock");
 const { resolveClientIp, stampClientIp } = await import("./lib/api/client-ip");
 const { startEmbeddedExecutor, stopEmbeddedExecutor } = await import("./lib/workflows/executor");
+const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver");
 const { startControlServer } = await import("./lib/runtime/control");
 const { default: next } = await import("next");
 
@@ -73,6 +74,15 @@ try {
 } catch (err) {
   log.error("workflow executor failed to start", errorFields(err));
 }
+// Inbound mail: the built-in SMTP receiver (SMTP_PORT=0 turns it off).
+const smtp =
+  env.SMTP_PORT > 0
+    ? await startSmtpReceiver({ port: env.SMTP_PORT, host: env.SMTP_HOST, maxBytes: env.SMTP_MAX_BYTES, name: mailHost() }).catch((err: unknown) => {
+        log.error("SMTP receiver failed to start", errorFields(err));
+        return null;
+      })
+    : null;
+if (smtp) log.info("SMTP receiver listening", { host: env.SMTP_HOST, port: smtp.port });
 log.info("server listening", { url: `http://${env.HOST}:${env.PORT}`, mode: dev ? "development" : "production" });
 
 let stopping = false;
@@ -83,6 +93,7 @@ async function shutdown(signal: string): Promise<void> {
   // Never hang on the way out: whatever has not closed in 5 s is abandoned.
   setTimeout(() => process.exit(1), 5_000).unref();
   control?.close();
+  await smtp?.close().catch(() => {});
   await stopEmbeddedExecutor().catch(() => {});
   server.close();
   server.closeAllConnections();

@@ -22,6 +22,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     LOG_LEVEL: "info",
     NEXT_TELEMETRY_DISABLED: "1",
     SVC_UNLOCKED_DIST_DIR: "1",
+    SMTP_PORT: "0",
     ...extra,
   };
   delete env.DATABASE_URL;
