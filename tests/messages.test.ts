@@ -242,3 +242,33 @@ test("lists filter and paginate; batch delete reports per-id failures without ab
   expect(mine.body.failed).toEqual([{ id: "not-a-uuid", code: "resource_not_found", message: "No such message." }]);
   expect((await call("GET", `/v1/messages?inboxId=${b.id}`, { key: org.secret })).body.messages).toHaveLength(1);
 });
+
+test("attachment bytes download with a key, and through a signed URL until it expires", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "files");
+  const sent = await send(org, { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "r é.csv", contentType: "text/csv", contentBase64: Buffer.from("a,b\n1,2\n").toString("base64") }] });
+  const att = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message.attachments[0];
+
+  const { loadRoutes } = await import("./harness");
+  const routes = await loadRoutes();
+  const content = routes.find((r) => r.template === "/v1/attachments/{attachmentId}/content");
+  const res = await content?.handlers.GET?.(new Request(`http://localhost/v1/attachments/${att.id}/content`, { headers: { authorization: `Bearer ${org.secret}`, "x-svc-client-ip": "127.0.0.1", "x-svc-server-token": (await import("@/lib/api/client-ip")).serverToken() } }), { params: Promise.resolve({ attachmentId: att.id }) });
+  expect(res?.status).toBe(200);
+  expect(res?.headers.get("content-type")).toBe("text/csv");
+  expect(res?.headers.get("content-disposition")).toContain("r%20%C3%A9.csv");
+  expect(await res?.text()).toBe("a,b\n1,2\n");
+
+  const signed = await call("GET", `/v1/attachments/${att.id}/download-url?expiresInSeconds=60`, { key: org.secret });
+  expect(signed.body).toMatchObject({ attachment: { id: att.id }, expiresInSeconds: 60 });
+  const files = routes.find((r) => r.template === "/files/attachments/{attachmentId}");
+  const get = (url: string) => files?.handlers.GET?.(new Request(url), { params: Promise.resolve({ attachmentId: att.id }) });
+  const ok = await get(signed.body.downloadUrl);
+  expect(ok?.status).toBe(200);
+  expect(await ok?.text()).toBe("a,b\n1,2\n");
+  const tampered = await get(signed.body.downloadUrl.replace(/signature=[^&]+/, "signature=forged"));
+  expect(tampered?.status).toBe(403);
+  const expired = new URL(signed.body.downloadUrl);
+  expired.searchParams.set("expires", String(Math.floor(Date.now() / 1000) - 1));
+  expect((await get(expired.toString()))?.status).toBe(403);
+  expect((await call("GET", `/v1/attachments/${att.id}/download-url?expiresInSeconds=604801`, { key: org.secret })).status).toBe(400);
+});

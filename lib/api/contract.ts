@@ -31,6 +31,11 @@ export interface ContractSpec {
   body?: z.ZodType;
   response: z.ZodType;
   successStatus?: number;
+  /**
+   * The operation answers with bytes, not JSON: the handler returns a `BinaryBody` and `response`
+   * is ignored except in the OpenAPI document.
+   */
+  binary?: boolean;
   /** Honour Idempotency-Key. Defaults to true for every method but GET. */
   idempotent?: boolean;
   /** Largest request body, bytes (defaults to MAX_BODY_BYTES). */
@@ -66,4 +71,13 @@ export interface HandlerInput<C extends ContractSpec, P> {
   body: Out<C["body"]>;
   requestId: string;
   ip: string | null;
+}
+
+/** What a `binary` operation's handler returns. */
+export class BinaryBody {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly contentType: string,
+    readonly filename: string | null = null,
+  ) {}
 }

@@ -6,7 +6,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
 import { readClientIp } from "./client-ip";
-import { type Contract, type ContractSpec, type HandlerInput, METHODS, type Method } from "./contract";
+import { BinaryBody, type Contract, type ContractSpec, type HandlerInput, METHODS, type Method } from "./contract";
 import { ApiError, invalidRequest, notFound } from "./errors";
 import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_KEY_MAX, requestFingerprint } from "./idempotency";
 import { consume, rateLimitHeaders } from "./rate-limit";
@@ -42,6 +42,13 @@ function newRequestId(): string {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (body instanceof BinaryBody) {
+    const disposition: Record<string, string> = body.filename ? { "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(body.filename)}` } : {};
+    return new Response(Buffer.from(body.bytes), {
+      status,
+      headers: { "Content-Type": body.contentType, "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff", ...disposition, ...headers },
+    });
+  }
   return new Response(status === 204 ? null : JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...headers },
@@ -164,6 +171,7 @@ export function handle<C extends ContractSpec>(contract: Contract<C>, handler: H
     const execute = async (): Promise<{ status: number; body: unknown }> => {
       const db = await getDb();
       const result = await handler({ db, principal, params, query, body, requestId, ip } as HandlerInput<C, PrincipalFor<C>>);
+      if (contract.binary && result instanceof BinaryBody) return { status: contract.successStatus, body: result };
       const out = contract.response.safeParse(result);
       if (!out.success) {
         log.error("response failed its schema", { requestId, operation: contract.id, issues: out.error.issues.slice(0, 5) });

@@ -100,7 +100,9 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
       responses: {
         [String(c.successStatus)]: {
           description: c.summary,
-          content: { "application/json": { schema: schemaOf(c.response, "output") } },
+          content: c.binary
+            ? { "application/octet-stream": { schema: { type: "string", format: "binary" } } }
+            : { "application/json": { schema: schemaOf(c.response, "output") } },
         },
         ...errorResponses(c),
       },

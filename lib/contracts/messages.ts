@@ -300,3 +300,28 @@ export const getAttachment = defineContract({
   params: attachmentParams,
   response: attachmentSchema,
 });
+
+export const getAttachmentContent = defineContract({
+  id: "getAttachmentContent",
+  method: "GET",
+  path: "/v1/attachments/{attachmentId}/content",
+  access: "messages:read",
+  tag: "Attachments",
+  summary: "Download an attachment's bytes",
+  params: attachmentParams,
+  binary: true,
+  response: z.unknown(),
+});
+
+export const getAttachmentDownloadUrl = defineContract({
+  id: "getAttachmentDownloadUrl",
+  method: "GET",
+  path: "/v1/attachments/{attachmentId}/download-url",
+  access: "messages:read",
+  tag: "Attachments",
+  summary: "Short-lived signed download URL",
+  description: "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900).",
+  params: attachmentParams,
+  query: z.strictObject({ expiresInSeconds: z.coerce.number().int().min(1).max(604_800).default(900) }),
+  response: z.object({ attachment: attachmentSchema, downloadUrl: z.url(), expiresInSeconds: z.int(), shareUrl: z.url() }),
+});

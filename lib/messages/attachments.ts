@@ -1,0 +1,71 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { attachments, systemSettings } from "@/db/schema";
+import { BinaryBody } from "@/lib/api/contract";
+import { notFound } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import { env, internalUrl } from "@/lib/env";
+import { storage } from "@/lib/providers/storage";
+import { toAttachment } from "./read";
+
+type AttachmentRow = typeof attachments.$inferSelect;
+
+async function findAttachment(db: DbOrTx, principal: Principal, attachmentId: string): Promise<AttachmentRow> {
+  const [a] = await db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.orgId, principal.orgId), eq(attachments.id, attachmentId)));
+  if (!a) throw notFound("attachment", "attachmentId");
+  return a;
+}
+
+async function bytesOf(a: AttachmentRow): Promise<BinaryBody> {
+  const bytes = await storage().get(a.storageKey);
+  if (!bytes) throw notFound("attachment content", "attachmentId");
+  return new BinaryBody(bytes, a.contentType ?? "application/octet-stream", a.filename);
+}
+
+/** The attachment's raw bytes (reads are scoped through the owning organization). */
+export async function attachmentContent(db: DbOrTx, principal: Principal, attachmentId: string): Promise<BinaryBody> {
+  return bytesOf(await findAttachment(db, principal, attachmentId));
+}
+
+const SECRET_KEY = "url_signing_secret";
+
+/** The deployment's secret for signed URLs, generated once. */
+async function urlSecret(db: DbOrTx): Promise<Buffer> {
+  const read = async () => (await db.select().from(systemSettings).where(eq(systemSettings.key, SECRET_KEY)))[0];
+  let row = await read();
+  if (!row) {
+    await db.insert(systemSettings).values({ key: SECRET_KEY, value: randomBytes(32).toString("hex") }).onConflictDoNothing();
+    row = await read();
+  }
+  return Buffer.from(String(row?.value), "hex");
+}
+
+const signature = (secret: Buffer, id: string, expires: number) => createHmac("sha256", secret).update(`attachment:${id}:${expires}`).digest("base64url");
+
+/** A short-lived signed URL that downloads the attachment without an API key. */
+export async function attachmentDownloadUrl(db: DbOrTx, principal: Principal, attachmentId: string, expiresInSeconds: number) {
+  const a = await findAttachment(db, principal, attachmentId);
+  const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
+  const base = (env.PUBLIC_BASE_URL ?? internalUrl()).replace(/\/$/, "");
+  const url = new URL(`${base}/files/attachments/${a.id}`);
+  url.searchParams.set("expires", String(expires));
+  url.searchParams.set("signature", signature(await urlSecret(db), a.id, expires));
+  const share = new URL(url);
+  share.searchParams.set("inline", "1");
+  return { attachment: toAttachment(a), downloadUrl: url.toString(), expiresInSeconds, shareUrl: share.toString() };
+}
+
+/** Serves a signed download URL; null when the signature is wrong or expired. */
+export async function signedAttachment(db: DbOrTx, attachmentId: string, expires: string | null, sig: string | null): Promise<BinaryBody | null> {
+  const exp = Number(expires);
+  if (!sig || !Number.isInteger(exp) || exp < Date.now() / 1000) return null;
+  const expected = Buffer.from(signature(await urlSecret(db), attachmentId, exp));
+  const given = Buffer.from(sig);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  const [a] = await db.select().from(attachments).where(eq(attachments.id, attachmentId));
+  return a ? bytesOf(a) : null;
+}
