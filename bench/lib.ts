@@ -25,12 +25,16 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(backend: Backend): Promise<RunningServer> {
+export async function startServer(backend: Backend, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("Build the app first: npm run build");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
   const env = backendEnv(backend, path.join(dataDir, "pglite"));
   const port = 3400 + Math.floor(Math.random() * 500);
-  const child: ChildProcess = spawn(NODE, [...TS, "server.ts"], { cwd: ROOT, env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(NODE, [...TS, "server.ts"], {
+    cwd: ROOT,
+    env: { ...env, SMTP_PORT: "0", ...extraEnv, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", OUTBOX_DIR: path.join(dataDir, "outbox"), STORAGE_DIR: path.join(dataDir, "storage") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
