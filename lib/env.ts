@@ -37,7 +37,15 @@ const schema = z.object({
   /** Where stored bytes (attachments) live: a directory (embedded default). */
   STORAGE_DIR: z.string().min(1).default(".data/storage"),
   /** Outbound mail: `embedded` (local outbox with simulated outcomes) or `smtp` (SMTP_RELAY_URL). */
-  MAIL_TRANSPORT: z.enum(["embedded", "smtp"]).default("embedded"),
+  MAIL_TRANSPORT: z.enum(["embedded", "smtp", "ses"]).default("embedded"),
+  /** Amazon SES (MAIL_TRANSPORT=ses): region, optional configuration set (its event destination
+   * is the SNS topic that posts to /v1/providers/ses/events) and endpoint override. Credentials come
+   * from the AWS SDK's default chain. */
+  SES_REGION: z.string().min(1).default("us-east-1"),
+  SES_CONFIGURATION_SET: z.string().min(1).optional(),
+  SES_ENDPOINT: z.url().optional(),
+  /** Only accept SES notifications from this SNS topic ARN (recommended). */
+  SES_SNS_TOPIC_ARN: z.string().min(1).optional(),
   /** `smtp://user:pass@host:587` or `smtps://…:465` for MAIL_TRANSPORT=smtp. */
   SMTP_RELAY_URL: z.url().optional(),
   /** Directory of the embedded transport's outbox (one .eml per external send). */

@@ -5,6 +5,7 @@ import * as domains from "./domains";
 import * as inboxes from "./inboxes";
 import * as messages from "./messages";
 import * as meta from "./meta";
+import * as providers from "./providers";
 
 function collect(...modules: Record<string, unknown>[]): Contract[] {
   const out: Contract[] = [];
@@ -17,4 +18,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, messages, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, messages, providers, meta);
