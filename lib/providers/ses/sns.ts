@@ -39,7 +39,8 @@ export function stringToSign(m: SnsMessage): string {
     m.Type === "Notification"
       ? (["Message", "MessageId", ...(m.Subject ? ["Subject"] : []), "Timestamp", "TopicArn", "Type"] as const)
       : (["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"] as const);
-  return fields.map((f) => `${f}\n${String((m as Record<string, unknown>)[f] ?? "")}\n`).join("");
+  const values = m as unknown as Record<string, string | null | undefined>;
+  return fields.map((f) => `${f}\n${values[f] ?? ""}\n`).join("");
 }
 
 const certificates = new Map<string, string>();
