@@ -3,9 +3,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-/** Port of the tests' DNS server; override with TEST_DNS_PORT if it is taken. */
-const DNS_PORT = Number(process.env.TEST_DNS_PORT ?? 15353);
-
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
   test: {
@@ -24,8 +21,8 @@ export default defineConfig({
       // Test files run as parallel processes; on PostgreSQL their executors share one queue and may
       // call each other's serve() endpoints, so they share a signing key, as production processes must.
       INNGEST_SIGNING_KEY: "signkey-test-5d41402abc4b2a76b9719d911017c592",
-      // The loopback DNS server the global setup starts (tests/dns-server.ts) and its zone file.
-      DNS_SERVERS: `127.0.0.1:${DNS_PORT}`,
+      // The zone file of the loopback DNS server the global setup starts (tests/dns-server.ts); the
+      // setup picks a free port and exports DNS_SERVERS to the workers.
       DNS_TEST_ZONE: path.join(os.tmpdir(), `svc-test-${process.pid}.zone`),
       STORAGE_DIR: path.join(os.tmpdir(), `svc-test-storage-${process.pid}`),
       OUTBOX_DIR: path.join(os.tmpdir(), `svc-test-outbox-${process.pid}`),

@@ -68,6 +68,21 @@ export async function startDnsServer(port: number): Promise<{ close(): Promise<v
       void send(response);
     },
   });
-  await server.listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } }).then(() => resolve(), reject);
+  });
   return { close: () => server.close() };
+}
+
+/** Starts the server on a free port (UDP and TCP alike), trying random ports. */
+export async function startDnsServerOnFreePort(): Promise<{ port: number; close(): Promise<void> }> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    try {
+      return { port, ...(await startDnsServer(port)) };
+    } catch (err) {
+      if (attempt > 20) throw err;
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { startDnsServer } from "./dns-server";
+import { startDnsServerOnFreePort } from "./dns-server";
 
 /**
  * Runs once before the suite: starts the loopback DNS server every test process queries, and on
@@ -11,8 +11,9 @@ export default async function setup({ config }: { config: { env?: Record<string,
   const zone = env.DNS_TEST_ZONE ?? "";
   Object.assign(process.env, { DNS_TEST_ZONE: zone });
   fs.writeFileSync(zone, "");
-  const port = Number((env.DNS_SERVERS ?? "").split(":")[1]);
-  const dns = await startDnsServer(port);
+  const dns = await startDnsServerOnFreePort();
+  // Workers are started after this and inherit the main process's environment.
+  process.env.DNS_SERVERS = `127.0.0.1:${dns.port}`;
   if (process.env.DATABASE_URL) {
     const { getDbHandle, closeDb } = await import("@/db");
     await getDbHandle();

@@ -189,6 +189,7 @@ describe("sleeping and waiting", () => {
     await h.client.send({ name: "t/cancellable", data: { id: "c-1" } });
     await h.client.send({ name: "t/cancellable", data: { id: "c-2" } });
     await waitForRun(id("cancellable"), (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-1");
+    await waitForRun(id("cancellable"), (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-2");
     await h.client.send({ name: "t/cancel", data: { id: "c-1" } });
     const run = await waitForRun(id("cancellable"), (r) => r.status === "cancelled");
     expect((run.event.data as { id: string }).id).toBe("c-1");
