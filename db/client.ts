@@ -19,6 +19,8 @@ export type DbOrTx = Db | Tx;
 export interface DbHandle {
   db: Db;
   kind: "pglite" | "postgres";
+  /** LISTEN on a channel: `NOTIFY`s sent by committed transactions of any process reach `fn`. */
+  listen(channel: string, fn: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,7 +44,14 @@ async function openPostgres(url: string): Promise<DbHandle> {
   }
   const client = postgres(url, { max: env.DATABASE_POOL_MAX, onnotice: () => {} });
   const db = drizzle({ client, schema, casing: "snake_case" }) as unknown as Db;
-  return { db, kind: "postgres", close: () => client.end() };
+  return {
+    db,
+    kind: "postgres",
+    listen: async (channel, fn) => {
+      await client.listen(channel, fn);
+    },
+    close: () => client.end(),
+  };
 }
 
 async function openPglite(): Promise<DbHandle> {
@@ -61,7 +70,14 @@ async function openPglite(): Promise<DbHandle> {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
   }
-  return { db, kind: "pglite", close: () => client.close() };
+  return {
+    db,
+    kind: "pglite",
+    listen: async (channel, fn) => {
+      await client.listen(channel, fn);
+    },
+    close: () => client.close(),
+  };
 }
 
 const KEY = Symbol.for("svc.db");

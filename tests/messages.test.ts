@@ -215,8 +215,14 @@ test("dryRun previews and creates nothing; Idempotency-Key and idempotencyKey re
   const one = await send(org, body, { "Idempotency-Key": "send-1" });
   const two = await send(org, body, { "Idempotency-Key": "send-1" });
   expect(two.body).toEqual(one.body);
+  const viaField = { inboxId: inbox.id, to: "x@example.com", text: "field", idempotencyKey: "send-2" };
+  const three = await send(org, viaField);
+  const four = await send(org, viaField);
+  expect(four.body).toEqual(three.body);
+  expect(four.headers.get("idempotent-replayed")).toBe("true");
+  expect((await send(org, { ...viaField, text: "changed" })).body.error.code).toBe("idempotency_key_mismatch");
   const db = await getDb();
-  expect(await db.select().from(messages).where(and(eq(messages.inboxId, inbox.id), eq(messages.direction, "outbound")))).toHaveLength(1);
+  expect(await db.select().from(messages).where(and(eq(messages.inboxId, inbox.id), eq(messages.direction, "outbound")))).toHaveLength(2);
 });
 
 test("lists filter and paginate; batch delete reports per-id failures without aborting", async () => {

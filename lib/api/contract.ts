@@ -38,6 +38,8 @@ export interface ContractSpec {
   binary?: boolean;
   /** Honour Idempotency-Key. Defaults to true for every method but GET. */
   idempotent?: boolean;
+  /** A body field that serves as the idempotency key when the header is absent (`idempotencyKey`). */
+  idempotencyKeyField?: string;
   /** Largest request body, bytes (defaults to MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /** A valid request body: documentation, and what the generated security suite sends. */

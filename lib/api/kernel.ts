@@ -118,8 +118,10 @@ function parseJsonBody(raw: string, contract: Contract): unknown {
   return value;
 }
 
-function idempotencyKeyOf(request: Request): string | null {
-  const key = request.headers.get("idempotency-key");
+function idempotencyKeyOf(request: Request, contract: Contract, body: unknown): string | null {
+  const field = contract.idempotencyKeyField;
+  const fromBody = field && body && typeof body === "object" ? (body as Record<string, unknown>)[field] : undefined;
+  const key = request.headers.get("idempotency-key") ?? (typeof fromBody === "string" ? fromBody : null);
   if (key === null) return null;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
     throw invalidRequest(`Idempotency-Key must be 1..${IDEMPOTENCY_KEY_MAX} printable ASCII characters.`, "Idempotency-Key");
@@ -180,12 +182,13 @@ export function handle<C extends ContractSpec>(contract: Contract<C>, handler: H
       return { status: contract.successStatus, body: out.data };
     };
 
-    const idemKey = contract.idempotent && principal ? idempotencyKeyOf(request) : null;
+    const idemKey = contract.idempotent && principal ? idempotencyKeyOf(request, contract, body) : null;
     if (!idemKey || !principal) {
       const result = await execute();
       return json(result.status, result.body, headers);
     }
 
+    // The key's claim is scoped to this operation; the fingerprint covers the whole request.
     const fingerprint = requestFingerprint(request.method, url.pathname, url.search, raw);
     const claim = await claimIdempotencyKey(principal.orgId, principal.apiKeyId, idemKey, fingerprint);
     if (claim.kind === "replay") {

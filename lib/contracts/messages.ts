@@ -137,6 +137,7 @@ export const sendMessage = defineContract({
     "Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `sendAt` schedules; `dryRun` previews without creating anything. `react`, `template`, contact references and `objectId` attachments are not supported yet (400 naming the field).",
   body: sendMessageBody,
   maxBodyBytes: 12 * 1024 * 1024,
+  idempotencyKeyField: "idempotencyKey",
   example: { inboxId: "01930000-0000-7000-8000-000000000000", to: "someone@example.com", subject: "Hello", text: "Hi there" },
   response: z.union([sendMessageResponse, messagePreviewSchema]),
 });

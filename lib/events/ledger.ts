@@ -75,5 +75,7 @@ export async function appendEvent(tx: DbOrTx, input: AppendInput): Promise<Ledge
     })
     .returning();
   if (!event) throw new Error("ledger insert returned nothing");
+  // Delivered on commit to every listening process (long-polling readers wake on it).
+  await tx.execute(sql`select pg_notify('svc_ledger', ${input.orgId})`);
   return event;
 }

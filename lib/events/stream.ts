@@ -1,0 +1,129 @@
+import { and, asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { ledgerEvents } from "@/db/schema";
+import { invalidRequest } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import type { LedgerEvent } from "./ledger";
+import { ensureLedgerListener, waitForAppend } from "./notify";
+
+/**
+ * Reading the ledger: `GET /v1/events`. Cursors are opaque positions in the append order; pages
+ * go forward (`oldest`) or back from the newest (`newest`); `wait` long-polls for the first
+ * matching append; `tail` returns only the head cursor; `gaps` reports, per partition, sequence
+ * numbers missing between the events of the page (window-local; on filtered reads the excluded
+ * events show up as gaps).
+ */
+export interface ReadEventsInput {
+  limit: number;
+  since?: string;
+  cursor?: string;
+  inboxId?: string;
+  type?: string;
+  idempotencyKey?: string;
+  order: "oldest" | "newest";
+  wait: number;
+  tail: boolean;
+}
+
+export const encodeEventCursor = (position: number) => Buffer.from(`p:${position}`).toString("base64url");
+
+export function decodeEventCursor(cursor: string, param: string): number {
+  const raw = Buffer.from(cursor, "base64url").toString("utf8");
+  const m = /^p:(\d{1,15})$/.exec(raw);
+  if (!m) throw invalidRequest("The cursor is not valid; pass a nextCursor value from a previous page.", param);
+  return Number(m[1]);
+}
+
+export function toStreamEntry(e: LedgerEvent) {
+  return {
+    object: "event" as const,
+    eventId: e.eventId,
+    type: e.type,
+    seq: e.seq,
+    partitionKey: e.partitionKey,
+    inboxId: e.inboxId,
+    threadId: e.threadId,
+    idempotencyKey: e.idempotencyKey,
+    outboundMessageId: e.outboundMessageId,
+    messageId: e.messageId,
+    providerMessageId: e.providerMessageId,
+    occurredAt: e.occurredAt.toISOString(),
+    createdAt: e.createdAt.toISOString(),
+    data: e.data,
+  };
+}
+
+/** Per partition, the sequence numbers missing between the page's events of that partition. */
+export function findGaps(events: Pick<LedgerEvent, "partitionKey" | "seq">[]): { partitionKey: string; missingSeq: number[] }[] {
+  const byPartition = new Map<string, number[]>();
+  for (const e of events) byPartition.set(e.partitionKey, [...(byPartition.get(e.partitionKey) ?? []), e.seq]);
+  const gaps: { partitionKey: string; missingSeq: number[] }[] = [];
+  for (const [partitionKey, seqs] of byPartition) {
+    const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+    const missing: number[] = [];
+    for (let i = 1; i < sorted.length; i++) {
+      for (let s = (sorted[i - 1] ?? 0) + 1; s < (sorted[i] ?? 0) && missing.length < 1000; s++) missing.push(s);
+    }
+    if (missing.length > 0) gaps.push({ partitionKey, missingSeq: missing });
+  }
+  return gaps;
+}
+
+function filters(principal: Principal, input: ReadEventsInput): SQL[] {
+  const where: SQL[] = [eq(ledgerEvents.orgId, principal.orgId)];
+  if (input.inboxId) where.push(eq(ledgerEvents.inboxId, input.inboxId));
+  if (input.type) where.push(eq(ledgerEvents.type, input.type));
+  if (input.idempotencyKey) where.push(eq(ledgerEvents.idempotencyKey, input.idempotencyKey));
+  return where;
+}
+
+export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEventsInput) {
+  if (input.since && input.cursor && input.since !== input.cursor) throw invalidRequest("Give `since` or its alias `cursor`, not both.", "cursor");
+  const cursorParam = input.since ? "since" : "cursor";
+  const from = input.since ?? input.cursor;
+  const position = from ? decodeEventCursor(from, cursorParam) : null;
+  const where = filters(principal, input);
+
+  if (input.tail) {
+    const [head] = await db
+      .select({ position: ledgerEvents.position })
+      .from(ledgerEvents)
+      .where(and(...where))
+      .orderBy(desc(ledgerEvents.position))
+      .limit(1);
+    return { object: "list" as const, data: [], pagination: { nextCursor: head ? encodeEventCursor(head.position) : null, hasMore: false }, gaps: [] };
+  }
+
+  const newest = input.order === "newest";
+  const page = async () => {
+    const conditions = [...where];
+    if (position !== null) conditions.push(newest ? lt(ledgerEvents.position, position) : gt(ledgerEvents.position, position));
+    return db
+      .select()
+      .from(ledgerEvents)
+      .where(and(...conditions))
+      .orderBy(newest ? desc(ledgerEvents.position) : asc(ledgerEvents.position))
+      .limit(input.limit + 1);
+  };
+
+  let rows = await page();
+  if (rows.length === 0 && input.wait > 0 && !newest) {
+    await ensureLedgerListener();
+    rows = await page(); // an append may have committed before the listener was up
+    const deadline = Date.now() + input.wait * 1000;
+    while (rows.length === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await waitForAppend(principal.orgId, left))) break;
+      rows = await page();
+    }
+  }
+  const hasMore = rows.length > input.limit;
+  const data = hasMore ? rows.slice(0, input.limit) : rows;
+  const last = data[data.length - 1];
+  return {
+    object: "list" as const,
+    data: data.map(toStreamEntry),
+    pagination: { nextCursor: last ? encodeEventCursor(last.position) : null, hasMore },
+    gaps: findGaps(data),
+  };
+}
