@@ -2,6 +2,7 @@ import type { Contract } from "@/lib/api/contract";
 import * as account from "./account";
 import * as apiKeys from "./api-keys";
 import * as domains from "./domains";
+import * as events from "./events";
 import * as inboxes from "./inboxes";
 import * as messages from "./messages";
 import * as meta from "./meta";
@@ -18,4 +19,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, inboxes, messages, providers, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, events, inboxes, messages, providers, meta);
