@@ -25,6 +25,11 @@ export default defineConfig({
       // setup picks a free port and exports DNS_SERVERS to the workers.
       DNS_TEST_ZONE: path.join(os.tmpdir(), `svc-test-${process.pid}.zone`),
       STORAGE_DIR: path.join(os.tmpdir(), `svc-test-storage-${process.pid}`),
+      // Webhooks: loopback receivers over http, a fast retry schedule and a low breaker threshold.
+      WEBHOOK_ALLOW_LOOPBACK_HTTP: "true",
+      WEBHOOK_RETRY_SCHEDULE: "0,40,40,40,40,40,40,40",
+      WEBHOOK_BREAKER_THRESHOLD: "6",
+      WEBHOOK_TIMEOUT_MS: "3000",
       OUTBOX_DIR: path.join(os.tmpdir(), `svc-test-outbox-${process.pid}`),
     },
     reporters: ["default"],

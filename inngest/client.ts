@@ -12,4 +12,6 @@ export const events = {
   housekeepingRequested: eventType("svc/housekeeping.requested", { schema: staticSchema<{ reason?: string }>() }),
   messageScheduled: eventType("svc/message.scheduled", { schema: staticSchema<{ messageId: string; orgId: string; sendAt: string }>() }),
   messageCanceled: eventType("svc/message.canceled", { schema: staticSchema<{ messageId: string }>() }),
+  webhookReplay: eventType("svc/webhook.replay", { schema: staticSchema<{ webhookId: string; eventIds: string[] }>() }),
+  webhookDeliver: eventType("svc/webhook.deliver", { schema: staticSchema<{ webhookId: string; eventId: string; replay?: boolean }>() }),
 };

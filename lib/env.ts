@@ -85,6 +85,19 @@ const schema = z.object({
   WORKFLOW_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
   /** First retry delay of a failed function or step; doubles each attempt (with jitter), capped at 1 h. */
   WORKFLOW_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  /** Webhooks: plain http:// to loopback addresses (development only). */
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: boolish.default(false),
+  /** Delay before each delivery attempt, ms (Svix's schedule: now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("0,5000,300000,1800000,7200000,18000000,36000000,36000000")
+    .transform((v) => v.split(",").map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().int().min(0)).min(1).max(20)),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** Consecutive failed attempts after which the circuit breaker pauses an endpoint. */
+  WEBHOOK_BREAKER_THRESHOLD: z.coerce.number().int().min(1).default(20),
+  /** How long the previous secret keeps signing after a rotation, hours. */
+  WEBHOOK_ROTATION_WINDOW_HOURS: z.coerce.number().min(0).default(24),
   /** Log level of the server's JSON logs. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Skip the boot-time migration (the app then expects an up-to-date schema). */

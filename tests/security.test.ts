@@ -12,6 +12,10 @@ import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
   inboxId: async (org) => (await newInbox(org)).id,
+  webhookId: async (org) => {
+    const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] } });
+    return res.body.webhook.id as string;
+  },
   messageId: async (org) => (await sentMessage(org)).id,
   emailId: async (org) => (await sentMessage(org)).id,
   threadId: async (org) => (await sentMessage(org)).threadId,

@@ -8,3 +8,4 @@ export * from "./workflows";
 export * from "./settings";
 export * from "./messaging";
 export * from "./events";
+export * from "./webhooks";

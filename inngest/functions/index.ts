@@ -1,5 +1,7 @@
+import { deliverWebhook } from "./deliver-webhook";
 import { housekeeping } from "./housekeeping";
+import { replayWebhook } from "./replay-webhook";
 import { sendScheduled } from "./send-scheduled-message";
 
 /** Every function the app serves. */
-export const functions = [housekeeping, sendScheduled];
+export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook];

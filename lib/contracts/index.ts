@@ -7,6 +7,7 @@ import * as inboxes from "./inboxes";
 import * as messages from "./messages";
 import * as meta from "./meta";
 import * as providers from "./providers";
+import * as webhooks from "./webhooks";
 
 function collect(...modules: Record<string, unknown>[]): Contract[] {
   const out: Contract[] = [];
@@ -19,4 +20,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, events, inboxes, messages, providers, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, events, inboxes, messages, providers, webhooks, meta);

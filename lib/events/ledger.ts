@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
+import { enqueueDeliveries } from "@/lib/webhooks/deliver";
 
 /** Every event type the product emits into the ledger (and delivers to webhooks). */
 export const EVENT_TYPES = [
@@ -77,5 +78,7 @@ export async function appendEvent(tx: DbOrTx, input: AppendInput): Promise<Ledge
   if (!event) throw new Error("ledger insert returned nothing");
   // Delivered on commit to every listening process (long-polling readers wake on it).
   await tx.execute(sql`select pg_notify('svc_ledger', ${input.orgId})`);
+  // Webhook deliveries are queued in the same transaction.
+  await enqueueDeliveries(tx, event.orgId, event.eventId, event.type);
   return event;
 }

@@ -1,0 +1,182 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db, DbOrTx } from "@/db";
+import { ledgerEvents, webhookDeliveries, webhooks } from "@/db/schema";
+import { env } from "@/lib/env";
+import { publishWorkflowEvents } from "@/lib/workflows/publish";
+import { errorFields, log } from "@/lib/log";
+import { signatureHeader } from "./signing";
+import { webhookUrlProblem } from "./url-guard";
+
+export const DELIVER_EVENT = "svc/webhook.deliver";
+export const REPLAY_EVENT = "svc/webhook.replay";
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** What a receiver gets: the ledger row's id, type, time and data. */
+export interface WebhookEnvelope {
+  eventId: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+/** The secrets that sign now: the current one, and the previous one during its rotation window. */
+export function activeSecrets(w: WebhookRow, now: Date = new Date()): string[] {
+  return w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? [w.secret, w.previousSecret] : [w.secret];
+}
+
+/**
+ * Queues delivery of a just-appended event to every webhook subscribed to its type. A paused
+ * endpoint gets the event logged as failed (so `redrive` sends it after `resume`).
+ */
+export async function enqueueDeliveries(tx: DbOrTx, orgId: string, eventId: string, type: string): Promise<void> {
+  const targets = await tx
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.orgId, orgId), sql`${type} = any(${webhooks.events})`));
+  if (targets.length === 0) return;
+  const after = await publishWorkflowEvents(
+    tx,
+    targets.map((t) => ({ name: DELIVER_EVENT, data: { webhookId: t.id, eventId } })),
+  );
+  // With Inngest the send happens now; the delivery re-reads the event, so an event whose
+  // transaction rolls back is never delivered.
+  after().catch((err: unknown) => log.warn("queueing webhook deliveries failed", errorFields(err)));
+}
+
+export interface AttemptResult {
+  /** No further attempt: delivered, endpoint gone, paused or deleted, or the event does not exist. */
+  final: boolean;
+  status: "succeeded" | "failed";
+  retryAfterMs: number | null;
+}
+
+function retryAfterMs(header: string | null): number | null {
+  if (!header) return null;
+  const s = Number(header);
+  if (Number.isFinite(s)) return Math.min(Math.max(0, s * 1000), 36_000_000);
+  const d = Date.parse(header);
+  return Number.isNaN(d) ? null : Math.min(Math.max(0, d - Date.now()), 36_000_000);
+}
+
+/** POSTs one signed envelope; the outcome as a delivery-log row's fields. */
+export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<{ ok: boolean; responseStatus: number | null; durationMs: number; error: string | null; snippet: string | null; retryAfter: number | null }> {
+  const problem = await webhookUrlProblem(w.url);
+  if (problem) return { ok: false, responseStatus: null, durationMs: 0, error: `URL refused: ${problem}`, snippet: null, retryAfter: null };
+  const body = JSON.stringify(envelope);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const signature = signatureHeader(activeSecrets(w), envelope.eventId, timestamp, body);
+  const started = performance.now();
+  try {
+    const res = await fetch(w.url, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "svc-webhooks/1.0",
+        "webhook-id": envelope.eventId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signature,
+        "X-Svc-Signature": signature,
+      },
+      body,
+      signal: AbortSignal.timeout(env.WEBHOOK_TIMEOUT_MS),
+    });
+    const text = await res.text().catch(() => "");
+    const ok = res.status >= 200 && res.status < 300;
+    return {
+      ok,
+      responseStatus: res.status,
+      durationMs: Math.round(performance.now() - started),
+      error: ok ? null : `HTTP ${res.status}`,
+      snippet: text.slice(0, 1024) || null,
+      retryAfter: res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get("retry-after")) : null,
+    };
+  } catch (err) {
+    const timedOut = err instanceof Error && err.name === "TimeoutError";
+    return { ok: false, responseStatus: null, durationMs: Math.round(performance.now() - started), error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`, snippet: null, retryAfter: null };
+  }
+}
+
+/** Records an attempt and moves the endpoint's failure count and circuit breaker. */
+export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<WebhookEnvelope, "eventId" | "type">, attempt: number, outcome: Awaited<ReturnType<typeof post>>, replay: boolean): Promise<DeliveryRow> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(webhookDeliveries)
+      .values({
+        orgId: w.orgId,
+        webhookId: w.id,
+        eventId: envelope.eventId,
+        eventType: envelope.type,
+        attempt,
+        status: outcome.ok ? "succeeded" : "failed",
+        responseStatus: outcome.responseStatus,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+        responseSnippet: outcome.snippet,
+        replay,
+      })
+      .returning();
+    if (!row) throw new Error("delivery insert returned nothing");
+    if (outcome.ok) {
+      await tx.update(webhooks).set({ consecutiveFailures: 0, lastDeliveryAt: new Date() }).where(eq(webhooks.id, w.id));
+    } else if (outcome.responseStatus === 410) {
+      await tx.update(webhooks).set({ status: "paused", pausedReason: "gone", lastDeliveryAt: new Date() }).where(eq(webhooks.id, w.id));
+    } else {
+      const [updated] = await tx
+        .update(webhooks)
+        .set({ consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`, lastDeliveryAt: new Date() })
+        .where(eq(webhooks.id, w.id))
+        .returning();
+      if (updated && updated.status === "active" && updated.consecutiveFailures >= env.WEBHOOK_BREAKER_THRESHOLD) {
+        await tx
+          .update(webhooks)
+          .set({ status: "paused", autoPaused: true, autoPausedAt: new Date(), pausedReason: "auto:delivery_failures" })
+          .where(eq(webhooks.id, w.id));
+      }
+    }
+    return row;
+  });
+}
+
+/**
+ * One attempt of delivering a ledger event to a webhook (a step of the deliver-webhook workflow).
+ * Harmless to repeat: it re-reads the webhook and the event.
+ */
+export async function attemptDelivery(db: Db, webhookId: string, eventId: string, attempt: number, lastAttempt: boolean, replay = false): Promise<AttemptResult> {
+  const [w] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
+  const [event] = await db.select().from(ledgerEvents).where(eq(ledgerEvents.eventId, eventId));
+  if (!w || !event || w.orgId !== event.orgId) return { final: true, status: "failed", retryAfterMs: null };
+  const envelope: WebhookEnvelope = { eventId: event.eventId, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data };
+  if (w.status !== "active") {
+    // Logged as failed so that `redrive` sends it once the endpoint is resumed.
+    await db.insert(webhookDeliveries).values({ orgId: w.orgId, webhookId: w.id, eventId, eventType: event.type, attempt, status: "failed", error: `endpoint ${w.pausedReason ?? "paused"}`, replay });
+    return { final: true, status: "failed", retryAfterMs: null };
+  }
+  const outcome = await post(w, envelope);
+  await recordAttempt(db, w, envelope, attempt, outcome, replay);
+  if (outcome.ok) return { final: true, status: "succeeded", retryAfterMs: null };
+  return { final: lastAttempt || outcome.responseStatus === 410, status: "failed", retryAfterMs: outcome.retryAfter };
+}
+
+/**
+ * Delivers events to one webhook strictly one after another (replays keep their order), each with
+ * up to `tries` attempts a second apart. Returns how many were delivered.
+ */
+export async function deliverInOrder(db: Db, webhookId: string, eventIds: string[], tries = 3): Promise<{ delivered: number; failed: number }> {
+  let delivered = 0;
+  let failed = 0;
+  for (const eventId of eventIds) {
+    let ok = false;
+    for (let t = 1; t <= tries && !ok; t++) {
+      const r = await attemptDelivery(db, webhookId, eventId, t, t === tries, true);
+      ok = r.status === "succeeded";
+      if (r.final) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(r.retryAfterMs ?? 1000, 5000)));
+    }
+    if (ok) delivered++;
+    else failed++;
+  }
+  return { delivered, failed };
+}
