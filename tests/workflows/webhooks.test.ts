@@ -188,9 +188,9 @@ describe("delivery", () => {
     await emit(org, 1);
     const gone = await until(
       async () => (await call("GET", `/v1/webhooks/${created.webhook.id}`, { key: org.secret })).body.webhook,
-      (w: { status: string }) => w.status === "paused",
+      (w: { status: string; pausedReason: string | null }) => w.status === "paused",
     );
-    expect((gone as { pausedReason: string | null }).pausedReason).toBe("gone");
+    expect(gone.pausedReason).toBe("gone");
   });
 
   test("test sends a signed ping and logs it; pause, update and delete work", async () => {
