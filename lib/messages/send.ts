@@ -340,27 +340,17 @@ async function deliver(db: Db, principal: Principal, p: PreparedSend, existing: 
     if (status === "sent") {
       for (const [address, target] of p.internal) {
         if (target.status !== "active") continue; // email to a paused inbox: bounced below
+        // The recipient's copy: the same message, inbound, in the recipient's inbox.
         await storeMessage(
           tx,
           {
+            ...outboundRow(principal, p, messageIdHeader, null),
             orgId: target.orgId,
             inboxId: target.id,
             direction: "inbound",
             status: "received",
-            channel: p.channel,
-            fromAddress: p.inbox.address,
-            fromName: p.inbox.displayName,
-            to: p.to,
-            cc: p.cc,
             bcc: p.bcc.includes(address) ? [address] : [],
-            replyTo: p.replyTo,
-            subject: p.subject,
-            textBody: p.text,
-            htmlBody: p.html,
-            messageIdHeader,
-            inReplyTo: p.inReplyTo,
-            references: p.references,
-            headers: p.headers,
+            tags: null,
             channelMetadata: p.channel === "a2a" ? { receiptId, provenance: null, provenanceVerified: false, senderInboxId: p.inbox.id } : { internal: true, senderInboxId: p.inbox.id },
             receivedAt: now,
           },
