@@ -119,6 +119,10 @@ export const wfRuns = pgTable(
   },
   (t) => [
     index("wf_runs_due_idx").on(t.status, t.dueAt),
+    // Only runs that can come due; finished runs (the bulk of the table) stay out of it.
+    index("wf_runs_pending_due_idx")
+      .on(t.dueAt)
+      .where(sql`${t.status} in ('queued', 'sleeping', 'waiting')`),
     index("wf_runs_function_idx").on(t.functionId, t.status),
     index("wf_runs_created_idx").on(t.createdAt, t.id),
     index("wf_runs_waiting_idx").on(t.status, t.functionId),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { CronExpressionParser } from "cron-parser";
-import { and, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
 import { type WfEventPayload, wfEvents, wfFunctions, wfRuns } from "@/db/schema";
 import { log } from "@/lib/log";
@@ -294,22 +294,30 @@ export async function claimRun(leaseMs: number): Promise<RunRow | null> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
-    const candidates = await tx
+    // Due runs first (served by a partial index), then runs whose worker's lease expired.
+    const due = await tx
       .select({ id: wfRuns.id })
       .from(wfRuns)
       .where(
-        sql`((${wfRuns.status} in ('queued', 'sleeping', 'waiting') and ${wfRuns.dueAt} <= now())
-             or (${wfRuns.status} = 'running' and ${wfRuns.leaseUntil} < now()))
+        sql`${wfRuns.status} in ('queued', 'sleeping', 'waiting') and ${wfRuns.dueAt} <= now()
           and (${wfRuns.concurrencyLimit} is null or (
             select count(*) from wf_runs x
             where x.function_id = ${wfRuns.functionId}
               and x.concurrency_key is not distinct from ${wfRuns.concurrencyKey}
-              and x.status = 'running' and x.lease_until >= now() and x.id <> ${wfRuns.id}
+              and x.status = 'running' and x.lease_until >= now()
           ) < ${wfRuns.concurrencyLimit})`,
       )
       .orderBy(wfRuns.dueAt)
       .limit(1)
       .for("update", { skipLocked: true });
+    const candidates = due.length
+      ? due
+      : await tx
+          .select({ id: wfRuns.id })
+          .from(wfRuns)
+          .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`)))
+          .limit(1)
+          .for("update", { skipLocked: true });
     const id = candidates[0]?.id;
     if (!id) return null;
     const [run] = await tx

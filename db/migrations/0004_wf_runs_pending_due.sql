@@ -1,0 +1,1 @@
+CREATE INDEX "wf_runs_pending_due_idx" ON "wf_runs" USING btree ("due_at") WHERE "wf_runs"."status" in ('queued', 'sleeping', 'waiting');
