@@ -1,3 +1,4 @@
+import { and, type Column, eq, lt, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { invalidRequest } from "./errors";
 
@@ -40,4 +41,9 @@ export function toPage<T extends Keyset>(rows: T[], limit: number): { items: T[]
   const items = hasMore ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];
   return { items, pagination: { nextCursor: hasMore && last ? encodeCursor(last) : null, hasMore } };
+}
+
+/** Rows strictly after `after` in a newest-first `(sort, id)` keyset; undefined on the first page. */
+export function keysetBefore(sort: Column, id: Column, after: Keyset | null): SQL | undefined {
+  return after ? or(lt(sort, after.createdAt), and(eq(sort, after.createdAt), lt(id, after.id))) : undefined;
 }

@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { auditLogs } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
-import { decodeCursor, toPage } from "@/lib/api/pagination";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
 
 export interface AuditActor {
   actor: string;
@@ -47,9 +47,7 @@ export async function listAuditLogs(db: DbOrTx, principal: Principal, input: Lis
   if (input.action) where.push(eq(auditLogs.action, input.action));
   if (input.resourceType) where.push(eq(auditLogs.resourceType, input.resourceType));
   if (input.resourceId) where.push(eq(auditLogs.resourceId, input.resourceId));
-  if (after) {
-    where.push(or(lt(auditLogs.createdAt, after.createdAt), and(eq(auditLogs.createdAt, after.createdAt), lt(auditLogs.id, after.id))));
-  }
+  where.push(keysetBefore(auditLogs.createdAt, auditLogs.id, after));
   const rows = await db
     .select()
     .from(auditLogs)

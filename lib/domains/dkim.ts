@@ -1,7 +1,6 @@
 import { createPublicKey, generateKeyPairSync, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { systemSettings } from "@/db/schema";
+import { settingOnce } from "@/lib/settings";
 
 export interface DkimKey {
   selector: string;
@@ -26,14 +25,8 @@ export function dkimRecordValue(publicKeyPem: string): string {
   return `v=DKIM1; k=rsa; p=${der.toString("base64")}`;
 }
 
-const SHARED_KEY = "shared_domain_dkim";
 
 /** The deployment's key for the shared domain, generated once and kept in system settings. */
-export async function sharedDomainKey(db: DbOrTx): Promise<DkimKey> {
-  const [existing] = await db.select().from(systemSettings).where(eq(systemSettings.key, SHARED_KEY));
-  if (existing) return existing.value as DkimKey;
-  await db.insert(systemSettings).values({ key: SHARED_KEY, value: generateDkimKey() }).onConflictDoNothing();
-  const [row] = await db.select().from(systemSettings).where(eq(systemSettings.key, SHARED_KEY));
-  if (!row) throw new Error("shared domain key missing after insert");
-  return row.value as DkimKey;
+export function sharedDomainKey(db: DbOrTx): Promise<DkimKey> {
+  return settingOnce(db, "shared_domain_dkim", () => generateDkimKey());
 }

@@ -4,7 +4,7 @@ import { ledgerEvents, webhooks } from "@/db/schema";
 import { invalidRequest, notFound } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { REPLAY_EVENT } from "@/lib/webhooks/deliver";
-import { publishWorkflowEvents } from "@/lib/workflows/publish";
+import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { decodeEventCursor } from "./stream";
 
 export interface ReplayInput {
@@ -68,13 +68,10 @@ export async function replayEvents(db: Db, principal: Principal, input: ReplayIn
   }
   if (perWebhook.size > 0) {
     // One ordered run per webhook (see inngest/functions/replay-webhook.ts).
-    const after = await db.transaction((tx) =>
-      publishWorkflowEvents(
-        tx,
-        [...perWebhook].map(([webhookId, eventIds]) => ({ name: REPLAY_EVENT, data: { webhookId, eventIds } })),
-      ),
+    await publishWorkflowEventsNow(
+      db,
+      [...perWebhook].map(([webhookId, eventIds]) => ({ name: REPLAY_EVENT, data: { webhookId, eventIds } })),
     );
-    await after();
   }
   const first = rows[0];
   const last = rows[rows.length - 1];

@@ -1,12 +1,13 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { attachments, systemSettings } from "@/db/schema";
+import { attachments } from "@/db/schema";
 import { BinaryBody } from "@/lib/api/contract";
 import { notFound } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { env, internalUrl } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
+import { settingOnce } from "@/lib/settings";
 import { toAttachment } from "./read";
 
 type AttachmentRow = typeof attachments.$inferSelect;
@@ -31,17 +32,9 @@ export async function attachmentContent(db: DbOrTx, principal: Principal, attach
   return bytesOf(await findAttachment(db, principal, attachmentId));
 }
 
-const SECRET_KEY = "url_signing_secret";
-
 /** The deployment's secret for signed URLs, generated once. */
 async function urlSecret(db: DbOrTx): Promise<Buffer> {
-  const read = async () => (await db.select().from(systemSettings).where(eq(systemSettings.key, SECRET_KEY)))[0];
-  let row = await read();
-  if (!row) {
-    await db.insert(systemSettings).values({ key: SECRET_KEY, value: randomBytes(32).toString("hex") }).onConflictDoNothing();
-    row = await read();
-  }
-  return Buffer.from(String(row?.value), "hex");
+  return Buffer.from(await settingOnce(db, "url_signing_secret", () => randomBytes(32).toString("hex")), "hex");
 }
 
 const signature = (secret: Buffer, id: string, expires: number) => createHmac("sha256", secret).update(`attachment:${id}:${expires}`).digest("base64url");

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, outboundEvents, threads } from "@/db/schema";
 import { notFound } from "@/lib/api/errors";
-import { decodeCursor, toPage } from "@/lib/api/pagination";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
 import type { Principal } from "@/lib/auth/principal";
 import { storage } from "@/lib/providers/storage";
 import { toOutboundMessage } from "./send";
@@ -80,7 +80,7 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
   if (input.threadId) where.push(eq(messages.threadId, input.threadId));
   if (input.direction) where.push(eq(messages.direction, input.direction));
   if (input.channel) where.push(eq(messages.channel, input.channel));
-  if (after) where.push(or(lt(messages.createdAt, after.createdAt), and(eq(messages.createdAt, after.createdAt), lt(messages.id, after.id))));
+  where.push(keysetBefore(messages.createdAt, messages.id, after));
   const rows = await db
     .select()
     .from(messages)
@@ -184,7 +184,7 @@ export async function listThreads(db: DbOrTx, principal: Principal, input: { lim
   const after = decodeCursor(input.cursor);
   const where: (SQL | undefined)[] = [eq(threads.orgId, principal.orgId)];
   if (input.inboxId) where.push(eq(threads.inboxId, input.inboxId));
-  if (after) where.push(or(lt(threads.lastMessageAt, after.createdAt), and(eq(threads.lastMessageAt, after.createdAt), lt(threads.id, after.id))));
+  where.push(keysetBefore(threads.lastMessageAt, threads.id, after));
   const rows = await db
     .select()
     .from(threads)

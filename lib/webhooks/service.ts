@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { webhookDeliveries, webhooks } from "@/db/schema";
 import { ApiError, invalidRequest, notFound } from "@/lib/api/errors";
-import { decodeCursor, toPage } from "@/lib/api/pagination";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
 import { recordAudit } from "@/lib/audit/service";
 import type { Principal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
-import { publishWorkflowEvents } from "@/lib/workflows/publish";
+import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { DELIVER_EVENT, type DeliveryRow, post, recordAttempt, type WebhookRow } from "./deliver";
 import { newWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-guard";
@@ -169,13 +169,10 @@ export async function redriveWebhook(db: Db, principal: Principal, webhookId: st
       ),
     );
   if (failed.length > 0) {
-    const after = await db.transaction((tx) =>
-      publishWorkflowEvents(
-        tx,
-        failed.map((f) => ({ name: DELIVER_EVENT, data: { webhookId: w.id, eventId: f.eventId, replay: true } })),
-      ),
+    await publishWorkflowEventsNow(
+      db,
+      failed.map((f) => ({ name: DELIVER_EVENT, data: { webhookId: w.id, eventId: f.eventId, replay: true } })),
     );
-    await after();
   }
   return { webhookId: w.id, redriven: failed.length };
 }
@@ -189,7 +186,7 @@ export async function listDeliveries(db: DbOrTx, principal: Principal, webhookId
     .where(
       and(
         eq(webhookDeliveries.webhookId, w.id),
-        after ? or(lt(webhookDeliveries.createdAt, after.createdAt), and(eq(webhookDeliveries.createdAt, after.createdAt), lt(webhookDeliveries.id, after.id))) : undefined,
+        keysetBefore(webhookDeliveries.createdAt, webhookDeliveries.id, after),
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))

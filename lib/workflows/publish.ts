@@ -1,4 +1,4 @@
-import type { DbOrTx } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { inngestHosted } from "@/lib/env";
 import { ingestEventsInTransaction, type IncomingEvent } from "./executor/store";
 
@@ -16,4 +16,10 @@ export async function publishWorkflowEvents(tx: DbOrTx, events: IncomingEvent[])
     const { inngest } = await import("@/inngest/client");
     await inngest.send(events.map((e) => ({ name: e.name, data: e.data ?? {}, ...(e.id ? { id: e.id } : {}) })));
   };
+}
+
+/** Publishes workflow events that belong to no other change (replays, redrives). */
+export async function publishWorkflowEventsNow(db: Db, events: IncomingEvent[]): Promise<void> {
+  const after = await db.transaction((tx) => publishWorkflowEvents(tx, events));
+  await after();
 }

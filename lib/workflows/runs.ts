@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
 import { type RunStatus, wfEvents, wfRuns } from "@/db/schema";
-import { decodeCursor, toPage } from "@/lib/api/pagination";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
 
 /** Operator view of workflow runs (the console shows it): status, steps, errors. */
 export interface ListRunsInput {
@@ -16,7 +16,7 @@ export async function listWorkflowRuns(db: DbOrTx, input: ListRunsInput) {
   const where: (SQL | undefined)[] = [];
   if (input.status) where.push(eq(wfRuns.status, input.status));
   if (input.functionId) where.push(eq(wfRuns.functionId, input.functionId));
-  if (after) where.push(or(lt(wfRuns.createdAt, after.createdAt), and(eq(wfRuns.createdAt, after.createdAt), lt(wfRuns.id, after.id))));
+  where.push(keysetBefore(wfRuns.createdAt, wfRuns.id, after));
   const rows = await db
     .select()
     .from(wfRuns)
