@@ -4,8 +4,16 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  resolve: {
+    alias: [
+      { find: /^@\//, replacement: fileURLToPath(new URL("./", import.meta.url)) },
+      // next-auth imports `next/server` without an extension, which Node's ESM resolver refuses.
+      { find: /^next\/(server|headers|navigation)$/, replacement: "next/$1.js" },
+    ],
+  },
   test: {
+    // Processed by Vite (not loaded by Node directly) so the alias above applies to them.
+    server: { deps: { inline: ["next-auth", "@auth/core", "@auth/drizzle-adapter"] } },
     include: ["tests/**/*.test.ts"],
     globalSetup: ["tests/global-setup.ts"],
     setupFiles: ["tests/setup.ts"],

@@ -98,6 +98,15 @@ const schema = z.object({
   WEBHOOK_BREAKER_THRESHOLD: z.coerce.number().int().min(1).default(20),
   /** How long the previous secret keeps signing after a rotation, hours. */
   WEBHOOK_ROTATION_WINDOW_HOURS: z.coerce.number().min(0).default(24),
+  /**
+   * Console sign-in: the secret that encrypts session cookies and signs sign-in links. Unset: one
+   * is generated on first start and kept in the database's system settings.
+   */
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Sender of the console's own mail (sign-in links, invitations). Unset: no-reply@<SHARED_DOMAIN>. */
+  CONSOLE_MAIL_FROM: z.email().optional(),
+  /** Who may create a console account: `open` (anyone) or `invite` (the first user, then invited addresses only). */
+  CONSOLE_SIGNUP: z.enum(["open", "invite"]).default("open"),
   /** Log level of the server's JSON logs. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Skip the boot-time migration (the app then expects an up-to-date schema). */
@@ -135,6 +144,11 @@ export function internalUrl(): string {
   if (env.INTERNAL_URL) return env.INTERNAL_URL.replace(/\/$/, "");
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
   return `http://${host.includes(":") ? `[${host}]` : host}:${env.PORT}`;
+}
+
+/** The base URL people reach this service at (links in emails, signed downloads). */
+export function publicBaseUrl(): string {
+  return (env.PUBLIC_BASE_URL ?? internalUrl()).replace(/\/$/, "");
 }
 
 /** The working directory the app was started from (migrations are found relative to it). */

@@ -9,3 +9,4 @@ export * from "./settings";
 export * from "./messaging";
 export * from "./events";
 export * from "./webhooks";
+export * from "./console";

@@ -1,5 +1,5 @@
 import { index, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id } from "./_columns";
+import { createdAt, id, tstz } from "./_columns";
 
 export const ROLES = ["owner", "admin", "member"] as const;
 export type Role = (typeof ROLES)[number];
@@ -10,6 +10,11 @@ export const users = pgTable(
     id: id(),
     email: text().notNull(),
     name: text(),
+    /** Set when the user proved the address (magic link, accepted invitation). */
+    emailVerified: tstz(),
+    image: text(),
+    /** Argon2id hash for console password sign-in; null for magic-link-only users. */
+    passwordHash: text(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("users_email_key").on(t.email)],

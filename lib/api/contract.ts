@@ -6,9 +6,11 @@ export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type Method = (typeof METHODS)[number];
 
 /**
- * Who may call an operation: `public` (no key), `key` (any valid key, e.g. whoami) or a scope.
+ * Who may call an operation: `public` (no key), `key` (any valid key, e.g. whoami), a scope, or
+ * `session` (a signed-in console user's session cookie, never an API key; the handler checks the
+ * organization role).
  */
-export type Access = "public" | "key" | Scope;
+export type Access = "public" | "key" | "session" | Scope;
 
 /**
  * One operation of the API: everything a route handler, the OpenAPI document, the security suite

@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   idempotency_key_mismatch: { status: 400, type: "invalid_request_error" },
   missing_api_key: { status: 401, type: "authentication_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
+  session_required: { status: 401, type: "authentication_error" },
   scope_missing: { status: 403, type: "permission_error" },
   not_permitted: { status: 403, type: "permission_error" },
   resource_not_found: { status: 404, type: "not_found_error" },

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { getDb } from "@/db";
 import { authenticate } from "@/lib/api-keys/authenticate";
 import type { Principal } from "@/lib/auth/principal";
+import { type SessionUser, sessionUserFromCookies } from "@/lib/console/session-token";
 import { env } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
 import { readClientIp } from "./client-ip";
@@ -27,7 +28,14 @@ export type RouteHandler = ((request: Request, context: RouteContext) => Promise
   operations: readonly Operation[];
 };
 
-type PrincipalFor<C extends ContractSpec> = C["access"] extends "public" ? null : Principal;
+/** The signed-in console user of a `session` operation. */
+export interface SessionPrincipal extends SessionUser {
+  /** Audit actor `user:<id>`. */
+  actor: string;
+  ip: string | null;
+}
+
+type PrincipalFor<C extends ContractSpec> = C["access"] extends "public" ? null : C["access"] extends "session" ? SessionPrincipal : Principal;
 export type Handler<C extends ContractSpec> = (input: HandlerInput<C, PrincipalFor<C>>) => Promise<z.input<C["response"]>>;
 
 export interface Operation {
@@ -129,6 +137,23 @@ function idempotencyKeyOf(request: Request, contract: Contract, body: unknown): 
   return key;
 }
 
+/**
+ * A console session from the request's cookie. Changes also need a same-origin `Origin` header:
+ * cookies ride along on cross-site requests, so this is the CSRF check (SameSite=Lax is the other).
+ */
+async function authenticateSession(request: Request, url: URL, ip: string | null): Promise<SessionPrincipal> {
+  const user = await sessionUserFromCookies(await getDb(), request.headers.get("cookie"));
+  if (!user) throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
+  if (request.method !== "GET") {
+    const origin = request.headers.get("origin");
+    const host = request.headers.get("host") ?? url.host;
+    if (!origin || new URL(origin).host !== host) {
+      throw new ApiError("not_permitted", "Cross-origin requests cannot change organizations; send the request from the console's origin.");
+    }
+  }
+  return { ...user, actor: `user:${user.userId}`, ip };
+}
+
 /** Binds a handler to its contract. */
 export function handle<C extends ContractSpec>(contract: Contract<C>, handler: Handler<C>): Operation {
   const run = async (request: Request, context: RouteContext, requestId: string): Promise<Response> => {
@@ -138,7 +163,15 @@ export function handle<C extends ContractSpec>(contract: Contract<C>, handler: H
     const headers: Record<string, string> = {};
 
     let principal: Principal | null = null;
-    if (contract.access !== "public") {
+    let sessionPrincipal: SessionPrincipal | null = null;
+    if (contract.access === "session") {
+      sessionPrincipal = await authenticateSession(request, url, ip);
+      const limit = consume(sessionPrincipal.actor);
+      Object.assign(headers, rateLimitHeaders(limit));
+      if (!limit.allowed) {
+        throw new ApiError("rate_limited", "Too many requests for this session; retry after the window resets.").withHeaders({ ...headers, "Retry-After": String(limit.resetSeconds) });
+      }
+    } else if (contract.access !== "public") {
       principal = await authenticate(request.headers.get("authorization"), ip, requestId);
       if (contract.access !== "key" && !principal.scopes.has(contract.access)) {
         throw new ApiError("scope_missing", `This API key lacks the "${contract.access}" scope this operation requires.`);
@@ -172,7 +205,7 @@ export function handle<C extends ContractSpec>(contract: Contract<C>, handler: H
 
     const execute = async (): Promise<{ status: number; body: unknown }> => {
       const db = await getDb();
-      const result = await handler({ db, principal, params, query, body, requestId, ip } as HandlerInput<C, PrincipalFor<C>>);
+      const result = await handler({ db, principal: sessionPrincipal ?? principal, params, query, body, requestId, ip } as HandlerInput<C, PrincipalFor<C>>);
       if (contract.binary && result instanceof BinaryBody) return { status: contract.successStatus, body: result };
       const out = contract.response.safeParse(result);
       if (!out.success) {

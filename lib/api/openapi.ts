@@ -49,7 +49,11 @@ const errorResponse = (description: string) => ({
 function errorResponses(c: Contract): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (c.query || c.body) out["400"] = errorResponse("Invalid request (`invalid_request`, with `param` naming the field)");
-  if (c.access !== "public") {
+  if (c.access === "session") {
+    out["401"] = errorResponse("No console session (`session_required`)");
+    out["403"] = errorResponse("The organization role does not allow this, or a cross-origin change (`not_permitted`)");
+    out["429"] = errorResponse("Rate limited (`rate_limited`, with `Retry-After`)");
+  } else if (c.access !== "public") {
     out["401"] = errorResponse("Missing, malformed, unknown or revoked API key");
     out["403"] = errorResponse("Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`)");
     out["429"] = errorResponse("Rate limited (`rate_limited`, with `Retry-After`)");
@@ -70,12 +74,12 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
       ...(c.description ? { description: c.description } : {}),
       tags: [c.tag],
       "x-svc-status": c.status,
-      "x-svc-scope": c.access === "public" ? null : c.access === "key" ? "any" : c.access,
-      security: c.access === "public" ? [] : [{ bearerAuth: [] }],
+      "x-svc-scope": c.access === "public" || c.access === "session" ? null : c.access === "key" ? "any" : c.access,
+      security: c.access === "public" ? [] : c.access === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }],
       parameters: [
         ...parameters(c.params, "path"),
         ...parameters(c.query, "query"),
-        ...(c.idempotent && c.access !== "public"
+        ...(c.idempotent && c.access !== "public" && c.access !== "session"
           ? [
               {
                 name: "Idempotency-Key",
@@ -124,6 +128,7 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "An API key: `svc_live_…` or `svc_test_…`." },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "authjs.session-token", description: "A console session (Auth.js); `__Secure-authjs.session-token` over https." },
       },
       schemas: { Error: errorSchema },
     },

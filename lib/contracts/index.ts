@@ -6,6 +6,7 @@ import * as events from "./events";
 import * as inboxes from "./inboxes";
 import * as messages from "./messages";
 import * as meta from "./meta";
+import * as organizations from "./organizations";
 import * as providers from "./providers";
 import * as webhooks from "./webhooks";
 
@@ -20,4 +21,4 @@ function collect(...modules: Record<string, unknown>[]): Contract[] {
 }
 
 /** Every operation of the API. The OpenAPI document and the security suite are generated from it. */
-export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, events, inboxes, messages, providers, webhooks, meta);
+export const CONTRACTS: readonly Contract[] = collect(account, apiKeys, domains, events, inboxes, messages, organizations, providers, webhooks, meta);

@@ -5,7 +5,7 @@ import { attachments } from "@/db/schema";
 import { BinaryBody } from "@/lib/api/contract";
 import { notFound } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
-import { env, internalUrl } from "@/lib/env";
+import { publicBaseUrl } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
 import { settingOnce } from "@/lib/settings";
 import { toAttachment } from "./read";
@@ -43,7 +43,7 @@ const signature = (secret: Buffer, id: string, expires: number) => createHmac("s
 export async function attachmentDownloadUrl(db: DbOrTx, principal: Principal, attachmentId: string, expiresInSeconds: number) {
   const a = await findAttachment(db, principal, attachmentId);
   const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
-  const base = (env.PUBLIC_BASE_URL ?? internalUrl()).replace(/\/$/, "");
+  const base = publicBaseUrl();
   const url = new URL(`${base}/files/attachments/${a.id}`);
   url.searchParams.set("expires", String(expires));
   url.searchParams.set("signature", signature(await urlSecret(db), a.id, expires));

@@ -1,0 +1,3 @@
+import { handlers } from "@/lib/console/auth";
+
+export const { GET, POST } = handlers;

@@ -1,0 +1,69 @@
+import { count, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { DbOrTx } from "@/db";
+import { users } from "@/db/schema";
+import { ApiError, notPermitted } from "@/lib/api/errors";
+import { env } from "@/lib/env";
+import { hasPendingInvitation } from "@/lib/organizations/invitations";
+import { normalizeEmail } from "@/lib/organizations/service";
+import { decoyHash, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from "./passwords";
+
+export const signUpBody = z.strictObject({
+  name: z.string().trim().max(80).optional(),
+  email: z.email("Enter a valid email address.").max(254),
+  password: z.string().min(PASSWORD_MIN, `Use at least ${PASSWORD_MIN} characters.`).max(PASSWORD_MAX),
+});
+
+export const signInBody = z.strictObject({
+  email: z.email("Enter a valid email address.").max(254),
+  password: z.string().min(1, "Enter your password.").max(PASSWORD_MAX),
+});
+
+export const magicLinkBody = z.strictObject({ email: z.email("Enter a valid email address.").max(254) });
+
+export interface ConsoleUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+/** True until the first console user exists (a fresh install). */
+export async function isFreshInstall(db: DbOrTx): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return (row?.n ?? 0) === 0;
+}
+
+/**
+ * Creates a console account with an Argon2id password. In `CONSOLE_SIGNUP=invite` mode only the
+ * first user and invited addresses may sign up. An address that already has an account is a 409:
+ * setting a password on it here would let anyone take it over (its owner signs in by email link).
+ */
+export async function registerUser(db: DbOrTx, input: z.infer<typeof signUpBody>): Promise<ConsoleUser> {
+  const email = normalizeEmail(input.email);
+  if (env.CONSOLE_SIGNUP === "invite" && !(await isFreshInstall(db)) && !(await hasPendingInvitation(db, email))) {
+    throw notPermitted("Sign-up is by invitation on this installation; ask an admin to invite you.", "email");
+  }
+  const passwordHash = await hashPassword(input.password);
+  const [row] = await db
+    .insert(users)
+    .values({ email, name: input.name || null, passwordHash })
+    .onConflictDoNothing()
+    .returning({ id: users.id, email: users.email, name: users.name });
+  if (!row) throw new ApiError("conflict", "An account with this email already exists; sign in instead (an email link works if it has no password).", "email");
+  return row;
+}
+
+/** The user whose password matches, else null. Takes the same time whether or not the user exists. */
+export async function verifyCredentials(db: DbOrTx, email: string, password: string): Promise<ConsoleUser | null> {
+  const [row] = await db
+    .select({ id: users.id, email: users.email, name: users.name, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)));
+  const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash()), password);
+  return row?.passwordHash && ok ? { id: row.id, email: row.email, name: row.name } : null;
+}
+
+export async function getUser(db: DbOrTx, userId: string): Promise<ConsoleUser | null> {
+  const [row] = await db.select({ id: users.id, email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
+  return row ?? null;
+}

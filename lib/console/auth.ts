@@ -1,0 +1,77 @@
+import { DrizzleAdapter } from "@auth/drizzle-adapter";
+import NextAuth from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { getDb } from "@/db";
+import { authAccounts, authSessions, authVerificationTokens, users } from "@/db/schema";
+import MagicLinkEmail from "@/emails/magic-link";
+import { sendSystemEmail } from "@/lib/mail/system";
+import { hasPendingInvitation } from "@/lib/organizations/invitations";
+import { env } from "@/lib/env";
+import { getUser, isFreshInstall, signInBody, verifyCredentials } from "./accounts";
+import { authSecret } from "./secret";
+
+const MAGIC_LINK_MINUTES = 15;
+
+/**
+ * Auth.js (next-auth v5) for the console: email and password (Argon2id) and a magic link whose
+ * email goes through the product's own mail pipeline. Sessions are encrypted JWT cookies; the
+ * drizzle adapter keeps users and one-time sign-in tokens in the service's database.
+ */
+export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
+  const db = await getDb();
+  return {
+    secret: await authSecret(db),
+    trustHost: true,
+    adapter: DrizzleAdapter(db, {
+      usersTable: users,
+      accountsTable: authAccounts,
+      sessionsTable: authSessions,
+      verificationTokensTable: authVerificationTokens,
+    }),
+    session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
+    pages: { signIn: "/sign-in", verifyRequest: "/sign-in/check-email", error: "/sign-in" },
+    providers: [
+      Credentials({
+        id: "password",
+        name: "Email and password",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(raw) {
+          const parsed = signInBody.safeParse({ email: raw?.email, password: raw?.password });
+          if (!parsed.success) return null;
+          return verifyCredentials(db, parsed.data.email, parsed.data.password);
+        },
+      }),
+      {
+        id: "email",
+        type: "email",
+        name: "Email link",
+        maxAge: MAGIC_LINK_MINUTES * 60,
+        async sendVerificationRequest({ identifier, url }) {
+          const host = new URL(url).host;
+          await sendSystemEmail(db, {
+            to: identifier,
+            subject: `Sign in to ${host}`,
+            body: MagicLinkEmail({ url, host, expiresMinutes: MAGIC_LINK_MINUTES }),
+            link: url,
+          });
+        },
+      },
+    ],
+    callbacks: {
+      async signIn({ user, account }) {
+        // Invite-only installations: an email link creates an account only for the first user or an invited address.
+        if (account?.provider !== "email" || env.CONSOLE_SIGNUP === "open" || !user.email) return true;
+        if (user.id && (await getUser(db, user.id))) return true;
+        return (await isFreshInstall(db)) || (await hasPendingInvitation(db, user.email));
+      },
+      jwt({ token, user }) {
+        if (user?.id) token.sub = user.id;
+        return token;
+      },
+      session({ session, token }) {
+        if (token.sub) session.user.id = token.sub;
+        return session;
+      },
+    },
+  };
+});

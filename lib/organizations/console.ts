@@ -1,0 +1,70 @@
+import type { DbOrTx } from "@/db";
+import InvitationEmail from "@/emails/invitation";
+import type { AuditActor } from "@/lib/audit/service";
+import { publicBaseUrl } from "@/lib/env";
+import { sendSystemEmail } from "@/lib/mail/system";
+import { createInvitation, INVITATION_TTL_DAYS, type Invitation, listPendingInvitations } from "./invitations";
+import { type Actor, deleteMember, listMembers, type Member, organizationName, requireMembership, setMemberRole } from "./members";
+import { createOrganization, listOrganizationsForUser, type OrganizationSummary } from "./service";
+import type { Role } from "@/db/schema";
+
+/**
+ * Organization operations of a signed-in console user, shared by the `/v1/organizations…`
+ * session endpoints and the console's server actions. Each checks the caller's role itself.
+ */
+
+/** A signed-in console user (the kernel's session principal has this shape). */
+export interface ConsoleCaller {
+  userId: string;
+  email: string | null;
+  /** Audit actor, `user:<id>`. */
+  actor: string;
+  ip: string | null;
+}
+
+const auditOf = (caller: ConsoleCaller): AuditActor => ({ actor: caller.actor, ip: caller.ip });
+
+async function actorIn(db: DbOrTx, orgId: string, caller: ConsoleCaller): Promise<Actor> {
+  return { userId: caller.userId, role: await requireMembership(db, orgId, caller.userId), audit: auditOf(caller) };
+}
+
+export async function myOrganizations(db: DbOrTx, caller: ConsoleCaller): Promise<{ organizations: OrganizationSummary[] }> {
+  return { organizations: await listOrganizationsForUser(db, caller.userId) };
+}
+
+export async function newOrganization(db: DbOrTx, caller: ConsoleCaller, input: { name: string }): Promise<{ organization: OrganizationSummary }> {
+  return db.transaction(async (tx) => ({ organization: await createOrganization(tx, { name: input.name, ownerUserId: caller.userId }, auditOf(caller)) }));
+}
+
+export async function membersOf(db: DbOrTx, caller: ConsoleCaller, orgId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
+  await requireMembership(db, orgId, caller.userId);
+  const [members, invitations] = await Promise.all([listMembers(db, orgId), listPendingInvitations(db, orgId)]);
+  return { members, invitations };
+}
+
+/** The accept link of an invitation token. */
+export const invitationUrl = (token: string) => `${publicBaseUrl()}/invitations/${token}`;
+
+/** Invites `email` and sends the invitation email (after the invitation commits). */
+export async function inviteMember(db: DbOrTx, caller: ConsoleCaller, orgId: string, input: { email: string; role: Role }): Promise<{ invitation: Invitation }> {
+  const actor = await actorIn(db, orgId, caller);
+  const { invitation, token } = await createInvitation(db, orgId, actor, input);
+  const url = invitationUrl(token);
+  const organization = await organizationName(db, orgId);
+  await sendSystemEmail(db, {
+    to: invitation.email,
+    subject: `You're invited to ${organization}`,
+    body: InvitationEmail({ url, organization, role: invitation.role, invitedBy: caller.email, expiresDays: INVITATION_TTL_DAYS }),
+    link: url,
+  });
+  return { invitation };
+}
+
+export async function changeRole(db: DbOrTx, caller: ConsoleCaller, orgId: string, userId: string, role: Role): Promise<{ member: Member }> {
+  return { member: await setMemberRole(db, orgId, await actorIn(db, orgId, caller), userId, role) };
+}
+
+export async function removeFromOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, userId: string): Promise<{ deleted: true; userId: string }> {
+  await deleteMember(db, orgId, await actorIn(db, orgId, caller), userId);
+  return { deleted: true, userId };
+}
