@@ -1,10 +1,15 @@
+import { eq, getTableColumns, is } from "drizzle-orm";
+import { type PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { DbOrTx } from "@/db";
+import * as schema from "@/db/schema";
+import { organizations } from "@/db/schema";
+import { invalidRequest } from "@/lib/api/errors";
 import InvitationEmail from "@/emails/invitation";
 import type { AuditActor } from "@/lib/audit/service";
 import { publicBaseUrl } from "@/lib/env";
 import { sendSystemEmail } from "@/lib/mail/system";
-import { createInvitation, INVITATION_TTL_DAYS, type Invitation, listPendingInvitations } from "./invitations";
-import { type Actor, deleteMember, listMembers, type Member, organizationName, requireMembership, setMemberRole } from "./members";
+import { createInvitation, INVITATION_TTL_DAYS, type Invitation, listPendingInvitations, revokeInvitation } from "./invitations";
+import { type Actor, deleteMember, listMembers, type Member, organizationName, requireMembership, requirePermission, setMemberRole } from "./members";
 import { createOrganization, listOrganizationsForUser, type OrganizationSummary } from "./service";
 import type { Role } from "@/db/schema";
 
@@ -67,4 +72,29 @@ export async function changeRole(db: DbOrTx, caller: ConsoleCaller, orgId: strin
 export async function removeFromOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, userId: string): Promise<{ deleted: true; userId: string }> {
   await deleteMember(db, orgId, await actorIn(db, orgId, caller), userId);
   return { deleted: true, userId };
+}
+
+export async function withdrawInvitation(db: DbOrTx, caller: ConsoleCaller, orgId: string, invitationId: string): Promise<null> {
+  await revokeInvitation(db, orgId, await actorIn(db, orgId, caller), invitationId);
+  return null;
+}
+
+/**
+ * Deletes an organization and everything it owns (owner only): every table with an `org_id`
+ * column, in one transaction. Audit rows go with it; the deletion is logged by the caller.
+ */
+export async function deleteOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, confirmName: string): Promise<null> {
+  const actor = await actorIn(db, orgId, caller);
+  requirePermission(actor.role, "organization:delete", "Only an owner can delete the organization.");
+  const name = await organizationName(db, orgId);
+  if (confirmName.trim() !== name) throw invalidRequest(`Type the organization's name (${name}) to confirm.`, "confirm");
+  await db.transaction(async (tx) => {
+    for (const table of Object.values(schema)) {
+      if (!is(table, PgTable) || table === organizations) continue;
+      const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
+      if (column) await tx.delete(table).where(eq(column, orgId));
+    }
+    await tx.delete(organizations).where(eq(organizations.id, orgId));
+  });
+  return null;
 }

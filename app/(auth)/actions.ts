@@ -1,0 +1,59 @@
+"use server";
+
+import { AuthError } from "next-auth";
+import { z } from "zod";
+import { getDb } from "@/lib/console/database";
+import { type ActionResult, actionError } from "@/lib/console/action";
+import { magicLinkBody, registerUser, signInBody, signUpBody } from "@/lib/console/accounts";
+import { signIn } from "@/lib/console/auth";
+
+/** Only same-site paths are followed after sign-in. */
+const safeNext = (next: unknown) => (typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? next : "/");
+
+function invalid(error: z.ZodError): ActionResult<never> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) fields[issue.path.map(String).join(".")] ??= issue.message;
+  const first = error.issues[0];
+  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first?.path.map(String).join(".") ?? null, fields } };
+}
+
+const next = { next: z.string().optional() };
+
+export async function passwordSignIn(input: unknown): Promise<ActionResult> {
+  const parsed = signInBody.extend(next).safeParse(input);
+  if (!parsed.success) return invalid(parsed.error);
+  try {
+    await signIn("password", { email: parsed.data.email, password: parsed.data.password, redirectTo: safeNext(parsed.data.next) });
+    return { ok: true, data: null };
+  } catch (err) {
+    if (err instanceof AuthError) return { ok: false, error: { code: "invalid_credentials", message: "Wrong email or password.", param: null, fields: {} } };
+    throw err;
+  }
+}
+
+export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
+  const parsed = magicLinkBody.extend(next).safeParse(input);
+  if (!parsed.success) return invalid(parsed.error);
+  try {
+    await signIn("email", { email: parsed.data.email, redirectTo: safeNext(parsed.data.next) });
+    return { ok: true, data: null };
+  } catch (err) {
+    if (err instanceof AuthError) return { ok: false, error: { code: "not_permitted", message: "This address cannot sign in here. Ask an admin for an invitation.", param: "email", fields: {} } };
+    throw err;
+  }
+}
+
+export async function signUp(input: unknown): Promise<ActionResult> {
+  const parsed = signUpBody.extend(next).safeParse(input);
+  if (!parsed.success) return invalid(parsed.error);
+  try {
+    const { next: after, ...account } = parsed.data;
+    await registerUser(await getDb(), account);
+    await signIn("password", { email: account.email, password: account.password, redirectTo: safeNext(after) });
+    return { ok: true, data: null };
+  } catch (err) {
+    if (err instanceof AuthError) return actionError(err);
+    if (err && typeof err === "object" && "digest" in err) throw err;
+    return actionError(err);
+  }
+}

@@ -1,0 +1,38 @@
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { MagicLinkForm, PasswordSignInForm } from "@/components/console/auth-forms";
+import { ErrorNotice } from "@/components/console/ui";
+import { auth } from "@/lib/console/auth";
+
+export const metadata = { title: "Sign in — svc console" };
+
+const AUTH_ERRORS: Record<string, string> = {
+  Verification: "That sign-in link has expired or was already used. Request a new one.",
+  AccessDenied: "This address cannot sign in here. Ask an admin for an invitation.",
+  CredentialsSignin: "Wrong email or password.",
+};
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string; error?: string }> }) {
+  const { next = "/", error } = await searchParams;
+  if ((await auth())?.user?.id) redirect(next.startsWith("/") ? next : "/");
+  return (
+    <>
+      <div>
+        <h1 className="text-xl font-semibold">Sign in</h1>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">to the messaging console</p>
+      </div>
+      {error ? <ErrorNotice>{AUTH_ERRORS[error] ?? "Sign-in failed. Try again."}</ErrorNotice> : null}
+      <PasswordSignInForm next={next} />
+      <div className="flex items-center gap-3 text-xs text-zinc-500" aria-hidden>
+        <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-700" /> or <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-700" />
+      </div>
+      <MagicLinkForm next={next} />
+      <p className="text-center text-sm">
+        New here?{" "}
+        <Link className="link" href={`/sign-up${next !== "/" ? `?next=${encodeURIComponent(next)}` : ""}`}>
+          Create an account
+        </Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+import type { ReactNode } from "react";
+import { Nav, type NavItem } from "@/components/console/nav";
+import { OrgSwitcher } from "@/components/console/org-switcher";
+import { Providers } from "@/components/console/providers";
+import { getConsole } from "@/lib/console/context";
+import type { Permission } from "@/lib/console/roles";
+import { signOutAction } from "./actions";
+
+const NAV: (NavItem & { needs: Permission })[] = [
+  { href: "/", label: "Overview", needs: "messages:read" },
+  { href: "/inboxes", label: "Inboxes", needs: "inboxes:read" },
+  { href: "/threads", label: "Threads", needs: "messages:read" },
+  { href: "/messages", label: "Messages", needs: "messages:read" },
+  { href: "/domains", label: "Domains", needs: "domains:read" },
+  { href: "/api-keys", label: "API keys", needs: "keys:read" },
+  { href: "/webhooks", label: "Webhooks", needs: "webhooks:read" },
+  { href: "/events", label: "Events", needs: "events:read" },
+  { href: "/audit-log", label: "Audit log", needs: "account:read" },
+  { href: "/workflows", label: "Workflow runs", needs: "events:read" },
+  { href: "/members", label: "Members", needs: "account:read" },
+  { href: "/settings", label: "Settings", needs: "account:read" },
+];
+
+/** The signed-in console: sidebar (organization switcher, pages the role may open, account) and the page. */
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const ctx = await getConsole();
+  return (
+    <Providers>
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm">
+        Skip to content
+      </a>
+      <div className="flex min-h-screen flex-col md:flex-row">
+        <aside className="w-full shrink-0 space-y-6 border-b border-zinc-200 bg-zinc-50 p-4 md:w-60 md:border-r md:border-b-0 dark:border-zinc-800 dark:bg-zinc-900">
+          <p className="text-lg font-semibold tracking-tight">svc console</p>
+          <OrgSwitcher current={ctx.org.id} organizations={ctx.organizations.map((o) => ({ id: o.id, name: o.name, role: o.role }))} />
+          <Nav items={NAV.filter((item) => ctx.can(item.needs)).map(({ href, label }) => ({ href, label }))} />
+          <div className="border-t border-zinc-200 pt-4 text-sm dark:border-zinc-800">
+            <p className="truncate font-medium" title={ctx.user.email}>
+              {ctx.user.name ?? ctx.user.email}
+            </p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">Role: {ctx.role}</p>
+            <form action={signOutAction} className="mt-2">
+              <button type="submit" className="link text-xs">
+                Sign out
+              </button>
+            </form>
+          </div>
+        </aside>
+        <main id="main" className="min-w-0 flex-1 p-6 md:p-8">
+          {children}
+        </main>
+      </div>
+    </Providers>
+  );
+}

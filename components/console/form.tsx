@@ -1,0 +1,147 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useId } from "react";
+import type { ActionResult } from "@/lib/console/action";
+import { cx } from "./ui";
+
+type ActionError = Extract<ActionResult, { ok: false }>["error"];
+
+/** Thrown by `useAction` when a server action answers with an error result. */
+export class ActionFailure extends Error {
+  constructor(readonly error: ActionError) {
+    super(error.message);
+  }
+}
+
+/**
+ * A server action as a TanStack mutation: errors (validation with field messages, permission,
+ * conflicts) arrive as `failure`; on success the page's server data is refreshed.
+ */
+export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, options: { onSuccess?: (data: T) => void; refresh?: boolean } = {}) {
+  const router = useRouter();
+  const mutation = useMutation({
+    mutationFn: async (input: I) => {
+      const result = await action(input);
+      // An action that redirects (sign-in, accept) resolves without a result while the router navigates.
+      if (!result) return undefined as T;
+      if (!result.ok) throw new ActionFailure(result.error);
+      return result.data;
+    },
+    onSuccess: (data) => {
+      if (options.refresh !== false) router.refresh();
+      options.onSuccess?.(data);
+    },
+  });
+  const failure = mutation.error instanceof ActionFailure ? mutation.error.error : mutation.error ? { code: "network", message: "The request failed; check your connection and retry.", param: null, fields: {} } : null;
+  return { ...mutation, failure, fieldError: (name: string) => failure?.fields[name] };
+}
+
+/** Form values as an object: empty strings dropped, repeated names (checkboxes) as arrays. */
+export function formValues(form: HTMLFormElement, arrays: string[] = []): Record<string, unknown> {
+  const data = new FormData(form);
+  const out: Record<string, unknown> = {};
+  for (const name of new Set(data.keys())) {
+    const values = data.getAll(name).filter((v): v is string => typeof v === "string");
+    if (arrays.includes(name)) out[name] = values.filter((v) => v !== "");
+    else if (values[0] !== undefined && values[0] !== "") out[name] = values[0];
+  }
+  for (const name of arrays) out[name] ??= [];
+  return out;
+}
+
+const inputClass =
+  "block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:ring-2 focus:ring-zinc-900/20 focus:outline-none dark:border-zinc-700 dark:bg-zinc-900 dark:focus:border-zinc-300";
+
+function FieldShell({ id, label, error, hint, children }: { id: string; label: ReactNode; error?: string; hint?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      {children}
+      {hint && !error ? (
+        <p id={`${id}-hint`} className="text-xs text-zinc-600 dark:text-zinc-400">
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-700 dark:text-red-400">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+type FieldProps = { label: ReactNode; error?: string; hint?: ReactNode };
+
+export function Field({ label, error, hint, className, ...props }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} hint={hint}>
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined} className={cx(inputClass, className)} {...props} />
+    </FieldShell>
+  );
+}
+
+export function TextArea({ label, error, hint, className, ...props }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} hint={hint}>
+      <textarea id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined} className={cx(inputClass, className)} {...props} />
+    </FieldShell>
+  );
+}
+
+export function Select({ label, error, hint, className, children, ...props }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} hint={hint}>
+      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} className={cx(inputClass, className)} {...props}>
+        {children}
+      </select>
+    </FieldShell>
+  );
+}
+
+export function Button({
+  variant = "primary",
+  pending,
+  children,
+  className,
+  ...props
+}: { variant?: "primary" | "secondary" | "danger"; pending?: boolean } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
+  const styles = {
+    primary: "bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300",
+    secondary: "border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
+    danger: "bg-red-700 text-white hover:bg-red-600",
+  }[variant];
+  return (
+    <button
+      type="submit"
+      disabled={pending || props.disabled}
+      aria-busy={pending || undefined}
+      className={cx(
+        "inline-flex items-center justify-center gap-2 rounded-md px-3 py-2 text-sm font-medium shadow-sm focus-visible:ring-2 focus-visible:ring-zinc-900 focus-visible:ring-offset-2 focus-visible:outline-none disabled:cursor-not-allowed disabled:opacity-60",
+        styles,
+        className,
+      )}
+      {...props}
+    >
+      {pending ? <span aria-hidden className="size-3 animate-spin rounded-full border-2 border-current border-t-transparent" /> : null}
+      {children}
+    </button>
+  );
+}
+
+/** The form-level error of a failed action (field errors show beside their fields). */
+export function FormError({ failure }: { failure: ActionError | null }) {
+  if (!failure) return null;
+  return (
+    <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+      {failure.message}
+    </p>
+  );
+}

@@ -1,0 +1,169 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+
+/**
+ * Presentational building blocks of the console (server-safe: no hooks). Pages compose these so
+ * every screen has the same header, tables, empty states and badges.
+ */
+
+export function cx(...classes: (string | false | null | undefined)[]): string {
+  return classes.filter(Boolean).join(" ");
+}
+
+export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+  return (
+    <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+        {description ? <p className="mt-1 max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">{description}</p> : null}
+      </div>
+      {actions ? <div className="flex items-center gap-2">{actions}</div> : null}
+    </div>
+  );
+}
+
+export function Card({ title, actions, children, className }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+  return (
+    <section className={cx("rounded-lg border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900", className)}>
+      {title || actions ? (
+        <div className="mb-4 flex items-center justify-between gap-2">
+          {title ? <h2 className="text-base font-semibold">{title}</h2> : <span />}
+          {actions}
+        </div>
+      ) : null}
+      {children}
+    </section>
+  );
+}
+
+/** A table with a header row; pass `<tr>` rows as children. */
+export function Table({ head, children, caption }: { head: ReactNode[]; children: ReactNode; caption?: string }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <table className="min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
+        {caption ? <caption className="sr-only">{caption}</caption> : null}
+        <thead className="bg-zinc-50 dark:bg-zinc-900">
+          <tr>
+            {head.map((h, i) => (
+              <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-300">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100 bg-white dark:divide-zinc-800 dark:bg-zinc-950">{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Td({ children, className, colSpan }: { children?: ReactNode; className?: string; colSpan?: number }) {
+  return (
+    <td colSpan={colSpan} className={cx("px-3 py-2 align-top", className)}>
+      {children}
+    </td>
+  );
+}
+
+export function EmptyState({ title, description, action }: { title: string; description?: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="rounded-lg border border-dashed border-zinc-300 px-6 py-12 text-center dark:border-zinc-700">
+      <p className="text-base font-medium">{title}</p>
+      {description ? <p className="mx-auto mt-1 max-w-md text-sm text-zinc-600 dark:text-zinc-400">{description}</p> : null}
+      {action ? <div className="mt-4">{action}</div> : null}
+    </div>
+  );
+}
+
+const TONES = {
+  gray: "bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200",
+  green: "bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-200",
+  red: "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-200",
+  yellow: "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200",
+  blue: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",
+} as const;
+export type Tone = keyof typeof TONES;
+
+export function Badge({ tone = "gray", children }: { tone?: Tone; children: ReactNode }) {
+  return <span className={cx("inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium", TONES[tone])}>{children}</span>;
+}
+
+/** A status word with a colour that fits it (verified/delivered green, failed/bounced red, ...). */
+export function StatusBadge({ status }: { status: string }) {
+  const tone: Tone = /^(verified|delivered|active|succeeded|completed|received|sent|accepted|closed|success|ok)$/.test(status)
+    ? "green"
+    : /^(failed|bounced|complained|rejected|revoked|error|open|deleted|cancelled)$/.test(status)
+      ? "red"
+      : /^(pending|queued|scheduled|paused|running|sleeping|waiting|half_open|delayed|not_started)$/.test(status)
+        ? "yellow"
+        : "gray";
+  return <Badge tone={tone}>{status.replace(/_/g, " ")}</Badge>;
+}
+
+export function NoAccess({ what }: { what: string }) {
+  return (
+    <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-6 py-10 text-center dark:border-amber-800 dark:bg-amber-950">
+      <p className="text-base font-semibold">You don&apos;t have access to {what}</p>
+      <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">Your role in this organization does not allow it. Ask an owner or admin.</p>
+    </div>
+  );
+}
+
+export function ErrorNotice({ children }: { children: ReactNode }) {
+  return (
+    <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+      {children}
+    </p>
+  );
+}
+
+/** A timestamp shown in UTC with the full ISO value on hover. */
+export function Time({ value }: { value: string | Date | null | undefined }) {
+  if (!value) return <span className="text-zinc-400">—</span>;
+  const d = typeof value === "string" ? new Date(value) : value;
+  const iso = d.toISOString();
+  return (
+    <time dateTime={iso} title={iso} className="whitespace-nowrap tabular-nums">
+      {iso.slice(0, 16).replace("T", " ")}
+    </time>
+  );
+}
+
+/** Newer/older links for keyset-paginated lists (the cursor lives in the URL). */
+export function Pager({ nextHref, firstHref }: { nextHref: string | null; firstHref: string | null }) {
+  if (!nextHref && !firstHref) return null;
+  return (
+    <nav aria-label="Pagination" className="mt-4 flex justify-between text-sm">
+      {firstHref ? (
+        <Link className="link" href={firstHref}>
+          ← Newest
+        </Link>
+      ) : (
+        <span />
+      )}
+      {nextHref ? (
+        <Link className="link" href={nextHref}>
+          Older →
+        </Link>
+      ) : null}
+    </nav>
+  );
+}
+
+export function Mono({ children }: { children: ReactNode }) {
+  return <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-xs break-all dark:bg-zinc-800">{children}</code>;
+}
+
+/** A definition list of label/value pairs (detail pages). */
+export function Details({ items }: { items: [string, ReactNode][] }) {
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-[max-content_1fr]">
+      {items.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="font-medium text-zinc-600 dark:text-zinc-400">{k}</dt>
+          <dd className="min-w-0 break-words">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

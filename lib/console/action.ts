@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { errorFields, log } from "@/lib/log";
+import { type ConsoleContext, getConsole } from "./context";
+import type { Permission } from "./roles";
+
+/**
+ * What every console server action returns: data, or the API's error fields plus per-field
+ * messages for the form (keys are the zod path, e.g. `to` or `allowedIps.1`).
+ */
+export type ActionResult<T = null> =
+  | { ok: true; data: T }
+  | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string> } };
+
+function fieldErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of issues) {
+    const key = issue.path.map(String).join(".") || "_";
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+/** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
+export function actionError(err: unknown): ActionResult<never> {
+  if (err instanceof ApiError) {
+    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields: err.param ? { [err.param]: err.message } : {} } };
+  }
+  const reference = `act_${Date.now().toString(36)}`;
+  log.error("console action failed", { reference, ...errorFields(err) });
+  return { ok: false, error: { code: "internal_error", message: `Something went wrong. Reference: ${reference}.`, param: null, fields: {} } };
+}
+
+/**
+ * The one wrapper of console mutations: resolves the signed-in user and organization, checks the
+ * role's permission on the server, validates the input with the API's own zod schema (field errors
+ * go back to the form), and runs the service. Nothing reaches a service unchecked.
+ */
+export async function consoleAction<S extends z.ZodType, T>(
+  permission: Permission,
+  schema: S,
+  input: unknown,
+  run: (ctx: ConsoleContext, data: z.output<S>) => Promise<T>,
+): Promise<ActionResult<T>> {
+  try {
+    const ctx = await getConsole();
+    if (!ctx.can(permission)) {
+      return { ok: false, error: { code: "not_permitted", message: `Your role (${ctx.role}) cannot do this.`, param: null, fields: {} } };
+    }
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      const fields = fieldErrors(parsed.error.issues);
+      const first = parsed.error.issues[0];
+      return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first ? first.path.map(String).join(".") : null, fields } };
+    }
+    return { ok: true, data: await run(ctx, parsed.data) };
+  } catch (err) {
+    // redirect() and notFound() signal through exceptions Next must see.
+    if (err && typeof err === "object" && "digest" in err && typeof err.digest === "string" && err.digest.startsWith("NEXT_")) throw err;
+    return actionError(err);
+  }
+}
