@@ -236,3 +236,36 @@ describe("Auth.js end to end (in process): magic link through the outbox", () =>
     expect(created.status).toBe(201);
   });
 });
+
+describe("deleting an organization", () => {
+  test("owner only, name confirmed, and every row of the organization goes", async () => {
+    const { deleteOrganization } = await import("@/lib/organizations/console");
+    const { addMember } = await import("@/lib/organizations/service");
+    const schema = await import("@/db/schema");
+    const { eq, getTableColumns, is, count } = await import("drizzle-orm");
+    const { PgTable } = await import("drizzle-orm/pg-core");
+    const db = await getDb();
+    const org = await newOrg();
+    const inbox = await call("POST", "/v1/inboxes", { key: org.secret, body: { address: `del-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}` } });
+    const sent = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.body.inbox.id, to: "someone@example.com", text: "bye", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] } });
+    expect(sent.status).toBe(200);
+    const admin = await registerUser(db, { email: `adm-${randomUUID().slice(0, 8)}@example.test`, password: "admin password 123" });
+    await addMember(db, org.orgId, admin.id, "admin", { actor: "system:test", ip: null });
+    const owner = { userId: org.userId, email: null, actor: `user:${org.userId}`, ip: null };
+
+    await expect(deleteOrganization(db, { userId: admin.id, email: admin.email, actor: `user:${admin.id}`, ip: null }, org.orgId, "x")).rejects.toMatchObject({ code: "not_permitted" });
+    await expect(deleteOrganization(db, owner, org.orgId, "wrong name")).rejects.toMatchObject({ code: "invalid_request", param: "confirm" });
+    const [{ name } = { name: "" }] = await db.select({ name: schema.organizations.name }).from(schema.organizations).where(eq(schema.organizations.id, org.orgId));
+    await deleteOrganization(db, owner, org.orgId, name);
+
+    for (const table of Object.values(schema)) {
+      if (!is(table, PgTable)) continue;
+      const column = (getTableColumns(table) as Record<string, import("drizzle-orm/pg-core").PgColumn | undefined>).orgId;
+      if (!column) continue;
+      const [row] = await db.select({ n: count() }).from(table).where(eq(column, org.orgId));
+      expect(row?.n, `rows left in a table with org_id`).toBe(0);
+    }
+    const whoami = await call("GET", "/v1/whoami", { key: org.secret });
+    expect(whoami.status).toBe(401);
+  });
+});

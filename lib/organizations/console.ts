@@ -1,5 +1,5 @@
 import { eq, getTableColumns, is } from "drizzle-orm";
-import { type PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig, type PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { DbOrTx } from "@/db";
 import * as schema from "@/db/schema";
 import { organizations } from "@/db/schema";
@@ -89,12 +89,35 @@ export async function deleteOrganization(db: DbOrTx, caller: ConsoleCaller, orgI
   const name = await organizationName(db, orgId);
   if (confirmName.trim() !== name) throw invalidRequest(`Type the organization's name (${name}) to confirm.`, "confirm");
   await db.transaction(async (tx) => {
-    for (const table of Object.values(schema)) {
-      if (!is(table, PgTable) || table === organizations) continue;
-      const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
-      if (column) await tx.delete(table).where(eq(column, orgId));
-    }
+    for (const { table, orgId: column } of orgTablesChildrenFirst()) await tx.delete(table).where(eq(column, orgId));
     await tx.delete(organizations).where(eq(organizations.id, orgId));
   });
   return null;
+}
+
+let ordered: { table: PgTable; orgId: PgColumn }[] | undefined;
+
+/** Every table with an `org_id` column, ordered so a table comes before the tables it references. */
+function orgTablesChildrenFirst(): { table: PgTable; orgId: PgColumn }[] {
+  if (ordered) return ordered;
+  const tables = Object.values(schema).filter((t): t is PgTable => is(t, PgTable) && t !== organizations);
+  const withOrg = tables.flatMap((table) => {
+    const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
+    return column ? [{ table, orgId: column }] : [];
+  });
+  const out: { table: PgTable; orgId: PgColumn }[] = [];
+  const done = new Set<PgTable>();
+  const visit = (entry: { table: PgTable; orgId: PgColumn }, path: Set<PgTable>) => {
+    if (done.has(entry.table) || path.has(entry.table)) return;
+    path.add(entry.table);
+    // Tables that reference this one go first.
+    for (const other of withOrg) {
+      if (getTableConfig(other.table).foreignKeys.some((fk) => fk.reference().foreignTable === entry.table)) visit(other, path);
+    }
+    done.add(entry.table);
+    out.push(entry);
+  };
+  for (const entry of withOrg) visit(entry, new Set());
+  ordered = out;
+  return out;
 }

@@ -1,0 +1,16 @@
+"use server";
+
+import { cookies } from "next/headers";
+import { z } from "zod";
+import { consoleAction } from "@/lib/console/action";
+import { ORG_COOKIE } from "@/lib/console/context";
+import { deleteOrganization } from "@/lib/organizations/console";
+
+/** Deletes the current organization and everything in it (owners only; the name must be typed to confirm). */
+export async function deleteOrganizationAction(input: unknown) {
+  const result = await consoleAction("organization:delete", z.object({ confirm: z.string().max(200).default("") }), input, (ctx, { confirm }) =>
+    deleteOrganization(ctx.db, ctx.caller, ctx.org.id, confirm),
+  );
+  if (result.ok) (await cookies()).delete(ORG_COOKIE);
+  return result;
+}

@@ -1,0 +1,32 @@
+import { DeleteOrganizationForm } from "@/components/console/delete-organization";
+import { Card, Details, Mono, PageHeader } from "@/components/console/ui";
+import { getConsole } from "@/lib/console/context";
+
+export const metadata = { title: "Settings — svc console" };
+
+export default async function SettingsPage() {
+  const ctx = await getConsole();
+  return (
+    <>
+      <PageHeader title="Settings" description="The current organization." />
+      <div className="space-y-6">
+        <Card title="Organization">
+          <Details
+            items={[
+              ["Name", ctx.org.name],
+              ["Slug", <Mono key="s">{ctx.org.slug}</Mono>],
+              ["Id", <Mono key="i">{ctx.org.id}</Mono>],
+              ["Your role", ctx.role],
+            ]}
+          />
+        </Card>
+        {ctx.can("organization:delete") ? (
+          <Card title="Delete organization" className="border-red-300 dark:border-red-900">
+            <p className="mb-4 text-sm">This deletes every inbox, message, domain, API key, webhook and event of {ctx.org.name}. It cannot be undone.</p>
+            <DeleteOrganizationForm name={ctx.org.name} />
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}

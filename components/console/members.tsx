@@ -1,0 +1,129 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/app/(console)/members/actions";
+import { Button, Field, FormError, formValues, Select, useAction } from "./form";
+import { Badge, Td, Time } from "./ui";
+
+interface MemberView {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: "owner" | "admin" | "member";
+  createdAt: string;
+}
+
+/** One member with a role picker and a remove button (for those allowed; never for the last owner). */
+export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwner }: { member: MemberView; isSelf: boolean; canManage: boolean; canManageOwners: boolean; lastOwner: boolean }) {
+  const role = useAction(changeRoleAction);
+  const remove = useAction(removeMemberAction);
+  const editable = canManage && !lastOwner && (member.role !== "owner" || canManageOwners);
+  const failure = role.failure ?? remove.failure;
+  return (
+    <tr>
+      <Td>
+        <span className="font-medium">{member.name ?? member.email}</span>
+        {member.name ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{member.email}</span> : null}
+        {isSelf ? <Badge tone="blue">you</Badge> : null}
+        {failure ? <FormError failure={failure} /> : null}
+      </Td>
+      <Td>
+        {editable ? (
+          <label className="block">
+            <span className="sr-only">Role of {member.email}</span>
+            <select
+              defaultValue={member.role}
+              disabled={role.isPending}
+              onChange={(e) => role.mutate({ userId: member.userId, role: e.target.value })}
+              className="rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+            >
+              {canManageOwners ? <option value="owner">owner</option> : null}
+              <option value="admin">admin</option>
+              <option value="member">member</option>
+            </select>
+          </label>
+        ) : (
+          <Badge>{member.role}</Badge>
+        )}
+        {lastOwner ? <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">last owner</span> : null}
+      </Td>
+      <Td>
+        <Time value={member.createdAt} />
+      </Td>
+      <Td className="text-right">
+        {(editable || (isSelf && !lastOwner)) && (
+          <Button
+            type="button"
+            variant="secondary"
+            pending={remove.isPending}
+            onClick={() => {
+              if (window.confirm(isSelf ? "Leave this organization?" : `Remove ${member.email}?`)) remove.mutate({ userId: member.userId });
+            }}
+          >
+            {isSelf ? "Leave" : "Remove"}
+          </Button>
+        )}
+      </Td>
+    </tr>
+  );
+}
+
+export function InvitationRow({ invitation, canManage }: { invitation: { id: string; email: string; role: string; expiresAt: string }; canManage: boolean }) {
+  const revoke = useAction(revokeInvitationAction);
+  return (
+    <tr>
+      <Td>{invitation.email}</Td>
+      <Td>
+        <Badge>{invitation.role}</Badge>
+      </Td>
+      <Td>
+        <Time value={invitation.expiresAt} />
+      </Td>
+      <Td className="text-right">
+        {canManage ? (
+          <Button type="button" variant="secondary" pending={revoke.isPending} onClick={() => revoke.mutate({ invitationId: invitation.id })}>
+            Revoke
+          </Button>
+        ) : null}
+        <FormError failure={revoke.failure} />
+      </Td>
+    </tr>
+  );
+}
+
+/** Invite by email; the invitation is a real email with an accept link. */
+export function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
+  const form = useRef<HTMLFormElement>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const invite = useAction(inviteAction, {
+    onSuccess: (inv) => {
+      setSent(inv.email);
+      form.current?.reset();
+    },
+  });
+  return (
+    <form
+      ref={form}
+      noValidate
+      aria-label="Invite a member"
+      className="grid gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSent(null);
+        invite.mutate(formValues(e.currentTarget));
+      }}
+    >
+      <Field label="Email" name="email" type="email" required error={invite.fieldError("email")} />
+      <Select label="Role" name="role" defaultValue="member" error={invite.fieldError("role")}>
+        <option value="member">member</option>
+        <option value="admin">admin</option>
+        {canInviteOwner ? <option value="owner">owner</option> : null}
+      </Select>
+      <Button pending={invite.isPending}>Send invitation</Button>
+      <div className="sm:col-span-3" aria-live="polite">
+        {sent ? <p className="text-sm text-emerald-800 dark:text-emerald-300">Invitation sent to {sent}.</p> : null}
+        <FormError failure={invite.failure && !invite.failure.param ? invite.failure : null} />
+      </div>
+    </form>
+  );
+}

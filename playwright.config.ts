@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+import { E2E_DIR, E2E_PORT, OUTBOX_DIR, SHARED_DOMAIN } from "./e2e/env";
+
+/**
+ * The console's end-to-end suite: the built app (`next build` first) served by `server.ts` in
+ * production mode on a fresh embedded install, driven by Debian's Chromium. `baseURL` is on
+ * localhost (Auth.js CSRF cookies are host-bound). Screenshots are kept for failed tests.
+ */
+if (!process.env.E2E_KEEP_DATA) fs.rmSync(E2E_DIR, { recursive: true, force: true });
+fs.mkdirSync(E2E_DIR, { recursive: true });
+
+const baseURL = `http://localhost:${E2E_PORT}`;
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    command: "npx tsx server.ts",
+    url: `${baseURL}/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(E2E_PORT),
+      HOST: "localhost",
+      PGLITE_DIR: path.join(E2E_DIR, "pglite"),
+      STORAGE_DIR: path.join(E2E_DIR, "storage"),
+      OUTBOX_DIR,
+      SHARED_DOMAIN,
+      SMTP_PORT: "0",
+      WEBHOOK_ALLOW_LOOPBACK_HTTP: "true",
+      LOG_LEVEL: "warn",
+    },
+  },
+});
