@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import { NextRequest } from "next/server";
 import { encode } from "next-auth/jwt";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -260,7 +261,7 @@ describe("deleting an organization", () => {
 
     for (const table of Object.values(schema)) {
       if (!is(table, PgTable)) continue;
-      const column = (getTableColumns(table) as Record<string, import("drizzle-orm/pg-core").PgColumn | undefined>).orgId;
+      const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
       if (!column) continue;
       const [row] = await db.select({ n: count() }).from(table).where(eq(column, org.orgId));
       expect(row?.n, `rows left in a table with org_id`).toBe(0);
