@@ -24,7 +24,7 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
       <Td>
         <span className="font-medium">{member.name ?? member.email}</span>
         {member.name ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{member.email}</span> : null}
-        {isSelf ? <Badge tone="blue">you</Badge> : null}
+        {isSelf ? <span className="ml-2"><Badge tone="blue">you</Badge></span> : null}
         {failure ? <FormError failure={failure} /> : null}
       </Td>
       <Td>
