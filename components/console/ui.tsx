@@ -119,7 +119,7 @@ export function ErrorNotice({ children }: { children: ReactNode }) {
 
 /** A timestamp shown in UTC with the full ISO value on hover. */
 export function Time({ value }: { value: string | Date | null | undefined }) {
-  if (!value) return <span className="text-zinc-400">—</span>;
+  if (!value) return <span className="text-zinc-600 dark:text-zinc-400">—</span>;
   const d = typeof value === "string" ? new Date(value) : value;
   const iso = d.toISOString();
   return (

@@ -100,7 +100,7 @@ let ordered: { table: PgTable; orgId: PgColumn }[] | undefined;
 /** Every table with an `org_id` column, ordered so a table comes before the tables it references. */
 function orgTablesChildrenFirst(): { table: PgTable; orgId: PgColumn }[] {
   if (ordered) return ordered;
-  const tables = Object.values(schema).filter((t): t is PgTable => is(t, PgTable) && t !== organizations);
+  const tables = (Object.values(schema) as unknown[]).filter((t): t is PgTable => is(t, PgTable) && t !== organizations);
   const withOrg = tables.flatMap((table) => {
     const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
     return column ? [{ table, orgId: column }] : [];
