@@ -1,0 +1,43 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { DomainDns } from "@/components/console/config/domains";
+import { NoAccess, PageHeader } from "@/components/console/ui";
+import { ApiError } from "@/lib/api/errors";
+import { getConsole } from "@/lib/console/context";
+import { getDomain } from "@/lib/domains/service";
+
+export const metadata = { title: "Domain — svc console" };
+
+/** One domain: its status, the DNS records to publish (with copy buttons), Check DNS and delete. */
+export default async function DomainPage({ params }: { params: Promise<{ domainId: string }> }) {
+  const ctx = await getConsole();
+  if (!ctx.can("domains:read")) {
+    return (
+      <>
+        <PageHeader title="Domain" />
+        <NoAccess what="domains" />
+      </>
+    );
+  }
+  const id = z.uuid().safeParse((await params).domainId);
+  if (!id.success) notFound();
+  const domain = await getDomain(ctx.db, ctx.principal, id.data).then(
+    (r) => r.domain,
+    (err: unknown) => {
+      if (err instanceof ApiError && err.code === "resource_not_found") notFound();
+      throw err;
+    },
+  );
+  return (
+    <>
+      <p className="mb-2 text-sm">
+        <Link className="link" href="/domains">
+          ← Domains
+        </Link>
+      </p>
+      <PageHeader title={domain.name} description={domain.isShared ? "The shared domain: always verified, read-only." : "Publish the records below, then check DNS to verify the domain."} />
+      <DomainDns domain={domain} canWrite={ctx.can("domains:write")} />
+    </>
+  );
+}

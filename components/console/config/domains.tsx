@@ -1,0 +1,121 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/app/(console)/domains/actions";
+import type { Domain } from "@/lib/domains/service";
+import { CopyButton } from "../copy-button";
+import { Button, Field, FormError, formValues, useAction } from "../form";
+import { Details, Mono, StatusBadge, Table, Td, Time } from "../ui";
+import { LiveMessage } from "./shared";
+
+const PURPOSE: Record<Domain["records"][number]["purpose"], string> = { mx: "MX", spf: "SPF", dkim: "DKIM", dmarc: "DMARC" };
+
+/** The "Add domain" form; on success it opens the new domain's DNS records. */
+export function AddDomainForm() {
+  const router = useRouter();
+  const add = useAction(addDomainAction, { refresh: false, onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`) });
+  return (
+    <form
+      noValidate
+      aria-label="Add a domain"
+      className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-end"
+      onSubmit={(e) => {
+        e.preventDefault();
+        add.mutate(formValues(e.currentTarget));
+      }}
+    >
+      <Field label="Domain name" name="name" placeholder="agents.example.com" autoComplete="off" required error={add.fieldError("name")} hint="A domain or subdomain you control; you will publish four DNS records." />
+      <Button pending={add.isPending}>Add domain</Button>
+      <div className="sm:col-span-2">
+        <FormError failure={add.failure && !add.failure.fields.name ? add.failure : null} />
+      </div>
+    </form>
+  );
+}
+
+/** What a check found, in words: "Verified" or which records are still missing. */
+function checkSummary(domain: Domain): { tone: "ok" | "warn"; text: string } {
+  const missing = domain.records.filter((r) => r.status !== "verified").map((r) => PURPOSE[r.purpose]);
+  if (missing.length === 0) return { tone: "ok", text: domain.status === "verified" ? "Verified: all four records are published." : "All records found." };
+  const prefix = domain.status === "verified" ? "The domain stays verified, but these records were not found: " : "Still missing: ";
+  return { tone: "warn", text: `${prefix}${missing.join(", ")}.` };
+}
+
+/** The domain's status, its DNS records with copy buttons, and (for writers) "Check DNS" and delete. */
+export function DomainDns({ domain: initial, canWrite }: { domain: Domain; canWrite: boolean }) {
+  const router = useRouter();
+  const check = useAction(checkDnsAction);
+  const remove = useAction(deleteDomainAction, { refresh: false, onSuccess: () => router.push("/domains") });
+  const domain = check.data?.domain ?? initial;
+  const summary = check.data ? checkSummary(check.data.domain) : null;
+  return (
+    <div className="space-y-6">
+      <Details
+        items={[
+          ["Status", <StatusBadge key="s" status={domain.status} />],
+          ["Kind", domain.isShared ? "Shared domain (verified, read-only)" : "Your domain"],
+          ["Added", <Time key="c" value={domain.createdAt} />],
+          ["Verified", domain.verifiedAt ? <Time key="v" value={domain.verifiedAt} /> : "Not yet"],
+          ["Id", <Mono key="i">{domain.id}</Mono>],
+        ]}
+      />
+
+      <section aria-labelledby="dns-records" className="space-y-3">
+        <h2 id="dns-records" className="text-base font-semibold">
+          DNS records
+        </h2>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {domain.isShared ? "These records are published by the service." : "Publish these records at your DNS provider, then check DNS. Changes can take a while to propagate."}
+        </p>
+        <Table head={["Type", "Host", "Value", "Status"]} caption={`DNS records of ${domain.name}`}>
+          {domain.records.map((r) => (
+            <tr key={`${r.purpose}-${r.name}`}>
+              <Td>
+                <span className="font-medium">{r.type}</span>
+                <span className="block text-xs text-zinc-600 dark:text-zinc-400">{PURPOSE[r.purpose]}</span>
+              </Td>
+              <Td>
+                <div className="flex flex-wrap items-start gap-2">
+                  <Mono>{r.name}</Mono>
+                  <CopyButton value={r.name} label={`Copy ${PURPOSE[r.purpose]} host`} />
+                </div>
+              </Td>
+              <Td className="max-w-md">
+                <div className="flex flex-wrap items-start gap-2">
+                  <Mono>{r.value}</Mono>
+                  <CopyButton value={r.value} label={`Copy ${PURPOSE[r.purpose]} value`} />
+                </div>
+              </Td>
+              <Td>
+                <StatusBadge status={r.status} />
+              </Td>
+            </tr>
+          ))}
+        </Table>
+      </section>
+
+      {canWrite && !domain.isShared ? (
+        <div className="space-y-3">
+          <div className="flex flex-wrap gap-2">
+            <Button type="button" pending={check.isPending} onClick={() => check.mutate({ domainId: domain.id })}>
+              Check DNS
+            </Button>
+            <Button
+              type="button"
+              variant="danger"
+              pending={remove.isPending}
+              onClick={() => {
+                if (window.confirm(`Delete ${domain.name}? Inboxes must be deleted first.`)) remove.mutate({ domainId: domain.id });
+              }}
+            >
+              Delete domain
+            </Button>
+          </div>
+          <LiveMessage tone={summary?.tone}>{check.isPending ? "Looking the records up…" : summary?.text}</LiveMessage>
+          <FormError failure={check.failure ?? remove.failure} />
+        </div>
+      ) : null}
+      {domain.isShared ? <p className="text-sm text-zinc-600 dark:text-zinc-400">The shared domain is read-only: it cannot be checked again or deleted.</p> : null}
+    </div>
+  );
+}

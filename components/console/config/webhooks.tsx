@@ -1,0 +1,337 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useId, useRef, useState } from "react";
+import {
+  createWebhookAction,
+  deleteWebhookAction,
+  pauseWebhookAction,
+  redriveWebhookAction,
+  resumeWebhookAction,
+  rotateSecretAction,
+  testWebhookAction,
+  webhookStateAction,
+} from "@/app/(console)/webhooks/actions";
+import type { ActionResult } from "@/lib/console/action";
+import { CopyButton } from "../copy-button";
+import { Button, Field, FormError, formValues, useAction } from "../form";
+import { Badge, Details, EmptyState, ErrorNotice, Mono, StatusBadge, Table, Td, Time } from "../ui";
+import { DELIVERY_LOG_SIZE, WEBHOOK_POLL_MS } from "./limits";
+import { arrayFieldErrors, GroupErrors, hasFormLevelError, LiveMessage, OnceSecret } from "./shared";
+
+type Ok<R> = R extends { ok: true; data: infer T } ? T : never;
+/** What the live view polls: the endpoint and its newest delivery attempts. */
+export type WebhookState = Ok<Awaited<ReturnType<typeof webhookStateAction>>>;
+type Webhook = WebhookState["webhook"];
+type Delivery = WebhookState["deliveries"][number];
+
+/** The circuit breaker in words: open when it paused the endpoint after repeated failures. */
+export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" {
+  return w.autoPaused ? "open" : "closed";
+}
+
+/** The create-webhook form (URL, events or all of them, label); shows the signing secret once. */
+export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[] }) {
+  const form = useRef<HTMLFormElement>(null);
+  const uid = useId();
+  const [all, setAll] = useState(true);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useAction(createWebhookAction, {
+    onSuccess: (result) => {
+      setSecret(result.secret);
+      form.current?.reset();
+      setAll(true);
+      setSelected(new Set());
+    },
+  });
+  const sent = all ? eventTypes : [...selected];
+  const eventErrors = arrayFieldErrors(create.failure?.fields, "events", (i) => sent[i] ?? `Event ${i + 1}`);
+  const toggle = (type: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(type);
+    else next.delete(type);
+    setSelected(next);
+    if (next.size > 0) setAll(false);
+  };
+  return (
+    <div className="space-y-6">
+      {secret ? <OnceSecret title="Signing secret of the new webhook" secret={secret} testId="new-webhook-secret" onDismiss={() => setSecret(null)} /> : null}
+      <form
+        ref={form}
+        noValidate
+        aria-label="Create a webhook"
+        className="space-y-5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const values = formValues(e.currentTarget);
+          setSecret(null);
+          create.mutate({ url: values.url, label: values.label, events: all ? [...eventTypes] : [...selected] });
+        }}
+      >
+        <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
+          <Field
+            label="Endpoint URL"
+            name="url"
+            type="url"
+            inputMode="url"
+            autoComplete="off"
+            required
+            placeholder="https://example.com/hooks/svc"
+            hint="HTTPS on a public address."
+            error={create.fieldError("url")}
+          />
+          <Field label="Label" name="label" autoComplete="off" placeholder="production" hint="Optional." error={create.fieldError("label")} />
+        </div>
+
+        <fieldset className="space-y-2" aria-describedby={eventErrors.length > 0 ? `${uid}-events-error` : undefined}>
+          <legend className="text-sm font-medium">Events</legend>
+          <label className="flex items-center gap-2 text-sm font-medium">
+            <input
+              type="checkbox"
+              checked={all}
+              onChange={(e) => {
+                setAll(e.target.checked);
+                if (e.target.checked) setSelected(new Set());
+              }}
+              className="size-4"
+            />
+            All events
+          </label>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">Or only these event types:</p>
+          <div className="grid gap-x-4 gap-y-1.5 sm:grid-cols-2 lg:grid-cols-3">
+            {eventTypes.map((type) => (
+              <label key={type} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" value={type} checked={selected.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="size-4" />
+                <span className="font-mono">{type}</span>
+              </label>
+            ))}
+          </div>
+          <GroupErrors id={`${uid}-events-error`} messages={eventErrors} />
+        </fieldset>
+
+        <FormError failure={create.failure && hasFormLevelError(create.failure.fields, ["url", "label", "events"]) ? create.failure : null} />
+        <Button pending={create.isPending}>Create webhook</Button>
+      </form>
+    </div>
+  );
+}
+
+/** Unwraps an action result for TanStack Query (an error result becomes a thrown error). */
+function unwrap<T>(result: ActionResult<T>): T {
+  if (!result.ok) throw new Error(result.error.message);
+  return result.data;
+}
+
+/** The outcome of a test ping, in words, with its tone. */
+function testOutcome(d: Delivery): [string, "ok" | "warn"] {
+  if (d.status === "succeeded") return [`Test delivered: HTTP ${d.responseStatus ?? "?"}${d.durationMs !== null ? ` in ${d.durationMs} ms` : ""}.`, "ok"];
+  return [`Test failed: ${d.error ?? (d.responseStatus !== null ? `HTTP ${d.responseStatus}` : "no response")}.`, "warn"];
+}
+
+/**
+ * One endpoint, live: details with the breaker state and failure count, the actions (test, pause or
+ * resume, rotate, redrive, delete), and the delivery log, re-read every two seconds.
+ */
+export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCount }: { initial: WebhookState; canWrite: boolean; breakerThreshold: number; eventTypeCount: number }) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const id = initial.webhook.id;
+  const queryKey = ["webhook", id] as const;
+  const [deleting, setDeleting] = useState(false);
+  const state = useQuery({
+    queryKey,
+    queryFn: async () => unwrap(await webhookStateAction({ webhookId: id })),
+    initialData: initial,
+    refetchInterval: WEBHOOK_POLL_MS,
+    enabled: !deleting,
+  });
+  const [message, setMessage] = useState<{ tone: "ok" | "warn"; text: string } | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey });
+  /** After an action: say what happened and re-read the state at once. */
+  const said = (text: string, tone: "ok" | "warn" = "ok") => {
+    setMessage({ tone, text });
+    refresh();
+  };
+  const test = useAction(testWebhookAction, { refresh: false, onSuccess: ({ delivery }) => said(...testOutcome(delivery)) });
+  const pause = useAction(pauseWebhookAction, { refresh: false, onSuccess: () => said("Paused: no deliveries until you resume.") });
+  const resume = useAction(resumeWebhookAction, { refresh: false, onSuccess: () => said("Resumed; the circuit breaker is closed.") });
+  const rotate = useAction(rotateSecretAction, {
+    refresh: false,
+    onSuccess: (result) => {
+      setSecret(result.secret);
+      said("Secret rotated.");
+    },
+  });
+  const redrive = useAction(redriveWebhookAction, {
+    refresh: false,
+    onSuccess: ({ redriven }) => said(redriven === 0 ? "Nothing to redrive: no failed deliveries." : `Redriving ${redriven} event${redriven === 1 ? "" : "s"}.`),
+  });
+  const remove = useAction(deleteWebhookAction, { refresh: false, onSuccess: () => router.push("/webhooks") });
+  const w = state.data.webhook;
+  const deliveries = state.data.deliveries;
+  const breaker = breakerState(w);
+  const failure = test.failure ?? pause.failure ?? resume.failure ?? rotate.failure ?? redrive.failure ?? remove.failure;
+  /** Runs one action with a clean slate: the previous outcome and errors are cleared. */
+  const act = (run: () => void) => () => {
+    setMessage(null);
+    for (const m of [test, pause, resume, rotate, redrive, remove]) m.reset();
+    run();
+  };
+  return (
+    <div className="space-y-6">
+      <Details
+        items={[
+          [
+            "URL",
+            <span key="u" className="flex flex-wrap items-start gap-2">
+              <Mono>{w.url}</Mono>
+              <CopyButton value={w.url} label="Copy URL" />
+            </span>,
+          ],
+          ["Status", <StatusBadge key="s" status={w.status} />],
+          [
+            "Circuit breaker",
+            <span key="b" className="flex flex-wrap items-center gap-2">
+              <StatusBadge status={breaker} />
+              <span className="text-zinc-700 dark:text-zinc-300">{breaker === "open" ? "Paused after repeated delivery failures; resume to close it." : "Deliveries flow."}</span>
+            </span>,
+          ],
+          ["Consecutive failures", `${w.consecutiveFailures} (the breaker opens at ${breakerThreshold})`],
+          ["Paused reason", w.pausedReason ? <Mono key="r">{w.pausedReason}</Mono> : "—"],
+          ["Paused by breaker at", w.autoPausedAt ? <Time key="a" value={w.autoPausedAt} /> : "—"],
+          ["Events", <EventList key="e" events={w.events} total={eventTypeCount} />],
+          ["Label", w.label ?? "—"],
+          ["Created", <Time key="c" value={w.createdAt} />],
+          ["Last delivery", w.lastDeliveryAt ? <Time key="l" value={w.lastDeliveryAt} /> : "None yet"],
+          ["Previous secret", w.secondarySecretActive && w.secondarySecretExpiresAt ? <span key="p">still signing until <Time value={w.secondarySecretExpiresAt} /></span> : "Retired"],
+        ]}
+      />
+
+      {secret ? <OnceSecret title="New signing secret" secret={secret} testId="new-webhook-secret" onDismiss={() => setSecret(null)} /> : null}
+
+      {canWrite ? (
+        <section aria-labelledby="webhook-actions" className="space-y-3">
+          <h2 id="webhook-actions" className="text-base font-semibold">
+            Actions
+          </h2>
+          <div className="flex flex-wrap gap-2">
+            <Button type="button" pending={test.isPending} onClick={act(() => test.mutate({ webhookId: id }))}>
+              Send test
+            </Button>
+            {w.status === "active" ? (
+              <Button type="button" variant="secondary" pending={pause.isPending} onClick={act(() => pause.mutate({ webhookId: id }))}>
+                Pause
+              </Button>
+            ) : (
+              <Button type="button" variant="secondary" pending={resume.isPending} onClick={act(() => resume.mutate({ webhookId: id }))}>
+                Resume
+              </Button>
+            )}
+            <Button
+              type="button"
+              variant="secondary"
+              pending={rotate.isPending}
+              onClick={act(() => {
+                if (window.confirm("Rotate the signing secret? The current one keeps signing for a while so receivers can switch.")) rotate.mutate({ webhookId: id });
+              })}
+            >
+              Rotate secret
+            </Button>
+            <Button type="button" variant="secondary" pending={redrive.isPending} disabled={w.status !== "active"} aria-describedby={w.status !== "active" ? "redrive-hint" : undefined} onClick={act(() => redrive.mutate({ webhookId: id }))}>
+              Redrive
+            </Button>
+            <Button
+              type="button"
+              variant="danger"
+              pending={remove.isPending}
+              onClick={act(() => {
+                if (window.confirm("Delete this webhook and its delivery log?")) {
+                  setDeleting(true);
+                  remove.mutate({ webhookId: id }, { onError: () => setDeleting(false) });
+                }
+              })}
+            >
+              Delete webhook
+            </Button>
+          </div>
+          {w.status !== "active" ? (
+            <p id="redrive-hint" className="text-xs text-zinc-600 dark:text-zinc-400">
+              Resume the webhook to redrive its failed deliveries.
+            </p>
+          ) : null}
+          <LiveMessage tone={message?.tone}>{message?.text}</LiveMessage>
+          <FormError failure={failure} />
+        </section>
+      ) : null}
+
+      <section aria-labelledby="delivery-log-heading" className="space-y-3">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="delivery-log-heading" className="text-base font-semibold">
+            Delivery log
+          </h2>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">
+            Newest first, up to {DELIVERY_LOG_SIZE} attempts{state.data.hasMore ? " (older ones not shown)" : ""}; refreshes every {WEBHOOK_POLL_MS / 1000} s.
+          </p>
+        </div>
+        {state.isError ? <ErrorNotice>Could not refresh the log: {state.error.message}</ErrorNotice> : null}
+        <div data-testid="delivery-log">
+          {deliveries.length === 0 ? (
+            <EmptyState title="No deliveries yet" description="Attempts appear here as events are sent to this endpoint. Send a test to try it." />
+          ) : (
+            <Table head={["Event", "Status", "HTTP status", "Attempt", "Time", "Error"]} caption="Delivery log">
+              {deliveries.map((d) => (
+                <DeliveryRow key={d.id} delivery={d} />
+              ))}
+            </Table>
+          )}
+        </div>
+      </section>
+    </div>
+  );
+}
+
+/** One attempt of the delivery log. */
+function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
+  return (
+    <tr>
+      <Td>
+        <span className="font-mono text-xs">{d.eventType}</span>
+        {d.replay ? (
+          <span className="ml-1">
+            <Badge tone="blue">replay</Badge>
+          </span>
+        ) : null}
+        <span className="block font-mono text-xs text-zinc-600 dark:text-zinc-400">{d.eventId}</span>
+      </Td>
+      <Td>
+        <StatusBadge status={d.status} />
+      </Td>
+      <Td className="tabular-nums">
+        {d.responseStatus ?? "—"}
+        {d.durationMs !== null ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{d.durationMs} ms</span> : null}
+      </Td>
+      <Td className="tabular-nums">{d.attempt}</Td>
+      <Td>
+        <Time value={d.createdAt} />
+      </Td>
+      <Td className="max-w-xs text-xs break-words">{d.error ?? (d.responseSnippet ? <span className="text-zinc-600 dark:text-zinc-400">{d.responseSnippet}</span> : "—")}</Td>
+    </tr>
+  );
+}
+
+/** A webhook's subscribed event types as compact badges ("All event types" when it has every one of `total`). */
+export function EventList({ events, total }: { events: readonly string[]; total?: number }) {
+  if (total !== undefined && events.length >= total) return <Badge tone="blue">All event types</Badge>;
+  return (
+    <ul className="flex flex-wrap gap-1">
+      {events.map((e) => (
+        <li key={e}>
+          <Badge>{e}</Badge>
+        </li>
+      ))}
+    </ul>
+  );
+}
