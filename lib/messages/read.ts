@@ -218,3 +218,34 @@ export async function getAttachment(db: DbOrTx, principal: Principal, attachment
   if (!a) throw notFound("attachment", "attachmentId");
   return toAttachment(a);
 }
+
+/**
+ * Who takes part in each of a page of threads (console lists): the sender and recipients of the
+ * thread's first and latest messages, deduplicated. Two index lookups per thread (lateral joins
+ * on `messages_thread_idx`), so the cost follows the page size, never the thread's length.
+ */
+export async function threadParticipants(db: DbOrTx, principal: Principal, threadIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (threadIds.length === 0) return out;
+  const end = (name: "first_message" | "last_message") =>
+    db
+      .select({ fromAddress: messages.fromAddress, to: messages.to })
+      .from(messages)
+      .where(eq(messages.threadId, threads.id))
+      .orderBy(name === "first_message" ? asc(messages.createdAt) : desc(messages.createdAt))
+      .limit(1)
+      .as(name);
+  const first = end("first_message");
+  const last = end("last_message");
+  const rows = await db
+    .select({ id: threads.id, firstFrom: first.fromAddress, firstTo: first.to, lastFrom: last.fromAddress, lastTo: last.to })
+    .from(threads)
+    .leftJoinLateral(first, sql`true`)
+    .leftJoinLateral(last, sql`true`)
+    .where(and(eq(threads.orgId, principal.orgId), inArray(threads.id, threadIds)));
+  for (const r of rows) {
+    const all = [r.firstFrom, ...(r.firstTo ?? []), r.lastFrom, ...(r.lastTo ?? [])].filter((a): a is string => Boolean(a));
+    out.set(r.id, [...new Set(all)]);
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+import Link from "next/link";
+import { CopyButton } from "@/components/console/copy-button";
+import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/console/messaging/inbox-forms";
+import { readOne } from "@/components/console/messaging/params";
+import { Badge, Card, Details, Mono, NoAccess, PageHeader, StatusBadge, Time } from "@/components/console/ui";
+import { getConsole } from "@/lib/console/context";
+import { getInbox } from "@/lib/inboxes/service";
+
+export const metadata = { title: "Inbox — svc console" };
+
+/** One inbox: its details, a compose form, its settings and delete. */
+export default async function InboxPage({ params }: { params: Promise<{ inboxId: string }> }) {
+  const ctx = await getConsole();
+  if (!ctx.can("inboxes:read")) {
+    return (
+      <>
+        <PageHeader title="Inbox" />
+        <NoAccess what="inboxes" />
+      </>
+    );
+  }
+  const { inboxId } = await params;
+  const { inbox } = await readOne(inboxId, (id) => getInbox(ctx.db, ctx.principal, id));
+  const deleted = inbox.status === "deleted";
+  return (
+    <>
+      <PageHeader
+        title={inbox.address}
+        description={inbox.displayName ?? "An inbox of this organization."}
+        actions={
+          ctx.can("messages:read") ? (
+            <Link className="link text-sm" href={`/threads?inboxId=${inbox.id}`}>
+              View thread list
+            </Link>
+          ) : null
+        }
+      />
+      <div className="space-y-6">
+        <Card title="Details">
+          <Details
+            items={[
+              [
+                "Address",
+                <span key="a" className="inline-flex flex-wrap items-center gap-2">
+                  <Mono>{inbox.address}</Mono>
+                  <CopyButton value={inbox.address} label="Copy address" />
+                </span>,
+              ],
+              ["Display name", inbox.displayName ?? "—"],
+              ["Status", <StatusBadge key="s" status={inbox.status} />],
+              ["Mode", <Badge key="m">{inbox.mode}</Badge>],
+              ["Agent", inbox.agent ?? "—"],
+              ["Channel", inbox.channel],
+              ["Created", <Time key="c" value={inbox.createdAt} />],
+              ["Updated", <Time key="u" value={inbox.updatedAt} />],
+              ["Id", <Mono key="i">{inbox.id}</Mono>],
+            ]}
+          />
+        </Card>
+
+        {ctx.can("messages:send") ? (
+          <Card title="Send a message">
+            {inbox.status === "active" ? (
+              <ComposeForm inboxId={inbox.id} from={inbox.address} />
+            ) : (
+              <p className="text-sm text-zinc-700 dark:text-zinc-300">
+                This inbox is {inbox.status}; it neither sends nor receives.{inbox.status === "paused" ? " Resume it in the settings to send." : ""}
+              </p>
+            )}
+          </Card>
+        ) : null}
+
+        {ctx.can("inboxes:write") && !deleted ? (
+          <>
+            <Card title="Settings">
+              <InboxSettingsForm inbox={{ id: inbox.id, displayName: inbox.displayName, mode: inbox.mode, agent: inbox.agent, status: inbox.status, updatedAt: inbox.updatedAt }} />
+            </Card>
+            <Card title="Delete inbox" className="border-red-300 dark:border-red-900">
+              <p className="mb-4 text-sm">The inbox stops sending and receiving, and its address cannot be used again. Its threads and messages stay readable.</p>
+              <DeleteInboxForm inboxId={inbox.id} address={inbox.address} />
+            </Card>
+          </>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+import Link from "next/link";
+import { Button, Select } from "@/components/console/form";
+import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
+import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/components/console/messaging/params";
+import { Badge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import { getConsole } from "@/lib/console/context";
+import { listMessages as listMessagesContract } from "@/lib/contracts/messages";
+import { listInboxes } from "@/lib/inboxes/service";
+import { listMessages } from "@/lib/messages/read";
+
+export const metadata = { title: "Messages — svc console" };
+
+/** The URL's filters, each only when given (an empty select means "any"). */
+function filtersOf(sp: SearchParams) {
+  return { inboxId: param(sp, "inboxId"), threadId: param(sp, "threadId"), direction: param(sp, "direction"), channel: param(sp, "channel") };
+}
+
+/** Inbound and outbound messages, newest first, filtered by inbox, direction and channel; 50 a page. */
+export default async function MessagesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const ctx = await getConsole();
+  if (!ctx.can("messages:read")) {
+    return (
+      <>
+        <PageHeader title="Messages" />
+        <NoAccess what="messages" />
+      </>
+    );
+  }
+  const sp = await searchParams;
+  const filters = filtersOf(sp);
+  const cursor = param(sp, "cursor");
+  // The URL is checked with the API's own query schema, so a bad filter reads as the API would say it.
+  const query = listMessagesContract.query.safeParse({ ...filters, cursor, limit: PAGE_SIZE });
+  const [page, inboxes] = await Promise.all([
+    query.success
+      ? readList(() => listMessages(ctx.db, ctx.principal, query.data))
+      : Promise.resolve({ ok: false as const, message: `The ${query.error.issues[0]?.path.map(String).join(".") ?? "filter"} filter is not valid.` }),
+    ctx.can("inboxes:read") ? listInboxes(ctx.db, ctx.principal).then((r) => r.inboxes) : Promise.resolve([]),
+  ]);
+  const messages = page.ok ? page.data.messages : [];
+  const addressOf = new Map(inboxes.map((i) => [i.id, i.address]));
+  const anyFilter = Object.values(filters).some((v) => v !== undefined);
+
+  return (
+    <>
+      <PageHeader title="Messages" description="Every message sent or received by this organization's inboxes, newest first." />
+      <div className="space-y-4">
+        <form method="get" action="/messages" aria-label="Filter the list" className="flex flex-wrap items-end gap-3">
+          {filters.threadId ? <input type="hidden" name="threadId" value={filters.threadId} /> : null}
+          {inboxes.length > 0 ? (
+            <div className="w-72 max-w-full">
+              <Select label="Inbox" name="inboxId" defaultValue={filters.inboxId ?? ""}>
+                <option value="">All inboxes</option>
+                {inboxes.map((i) => (
+                  <option key={i.id} value={i.id}>
+                    {i.address}
+                  </option>
+                ))}
+              </Select>
+            </div>
+          ) : null}
+          <div className="w-40">
+            <Select label="Direction" name="direction" defaultValue={filters.direction ?? ""}>
+              <option value="">Any</option>
+              <option value="inbound">inbound</option>
+              <option value="outbound">outbound</option>
+            </Select>
+          </div>
+          <div className="w-40">
+            <Select label="Channel" name="channel" defaultValue={filters.channel ?? ""}>
+              <option value="">Any</option>
+              <option value="email">email</option>
+              <option value="a2a">a2a</option>
+            </Select>
+          </div>
+          <Button variant="secondary">Filter</Button>
+          {anyFilter ? (
+            <Link className="link self-center text-sm" href="/messages">
+              Clear filters
+            </Link>
+          ) : null}
+        </form>
+        {filters.threadId ? (
+          <p className="text-sm text-zinc-700 dark:text-zinc-300">
+            Only the messages of{" "}
+            <Link className="link" href={`/threads/${filters.threadId}`}>
+              one thread
+            </Link>
+            .
+          </p>
+        ) : null}
+
+        {!page.ok ? (
+          <ErrorNotice>
+            {page.message}{" "}
+            <Link className="link" href="/messages">
+              Show the newest
+            </Link>
+          </ErrorNotice>
+        ) : messages.length === 0 ? (
+          <EmptyState
+            title={anyFilter ? "No messages match" : "No messages yet"}
+            description={cursor ? "There is nothing older." : anyFilter ? "Try other filters." : "Messages appear here when an inbox sends or receives one."}
+            action={
+              cursor ? (
+                <Link className="link" href={hrefWith("/messages", filters)}>
+                  Show the newest
+                </Link>
+              ) : undefined
+            }
+          />
+        ) : (
+          <>
+            <Table head={["Subject", "From", "To", "Inbox", "Direction", "Status", "Created"]} caption="Messages">
+              {messages.map((m) => (
+                <tr key={m.id}>
+                  <Td className="max-w-xs">
+                    <Link className="link break-words" href={`/messages/${m.id}`}>
+                      {subjectOf(m.subject)}
+                    </Link>
+                    {m.textPreview ? <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{m.textPreview}</span> : null}
+                  </Td>
+                  <Td className="break-all">{formatSender(m.from)}</Td>
+                  <Td className="break-all">{formatAddresses(m.to)}</Td>
+                  <Td className="break-all">{addressOf.get(m.inboxId) ?? "—"}</Td>
+                  <Td>
+                    <Badge tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>
+                    {m.channel === "a2a" ? (
+                      <span className="ml-1">
+                        <Badge>a2a</Badge>
+                      </span>
+                    ) : null}
+                  </Td>
+                  <Td>
+                    <StatusBadge status={m.status} />
+                  </Td>
+                  <Td>
+                    <Time value={m.createdAt} />
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+            <Pager {...pagerLinks("/messages", filters, cursor, page.data.pagination.nextCursor)} />
+          </>
+        )}
+      </div>
+    </>
+  );
+}

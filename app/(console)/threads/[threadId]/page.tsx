@@ -1,0 +1,73 @@
+import Link from "next/link";
+import { formatAddresses, subjectOf } from "@/components/console/messaging/format";
+import { MessageCard } from "@/components/console/messaging/message-card";
+import { readOne } from "@/components/console/messaging/params";
+import { ReplyForm } from "@/components/console/messaging/reply-form";
+import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
+import { getConsole } from "@/lib/console/context";
+import { getInbox } from "@/lib/inboxes/service";
+import { getThread } from "@/lib/messages/read";
+
+export const metadata = { title: "Conversation — svc console" };
+
+/** A thread as a conversation, oldest message first, with a reply box at the bottom. */
+export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
+  const ctx = await getConsole();
+  if (!ctx.can("messages:read")) {
+    return (
+      <>
+        <PageHeader title="Conversation" />
+        <NoAccess what="messages" />
+      </>
+    );
+  }
+  const { threadId } = await params;
+  const { thread } = await readOne(threadId, (id) => getThread(ctx.db, ctx.principal, id));
+  const { inbox } = await getInbox(ctx.db, ctx.principal, thread.inboxId);
+  const last = thread.messages.at(-1);
+  // The reply goes where replyAction sends it: the sender of an inbound message, the recipients of an outbound one.
+  const replyTo = last ? (last.direction === "inbound" ? [last.from.address] : last.to) : [];
+  const count = thread.messages.length;
+
+  return (
+    <>
+      <PageHeader
+        title={subjectOf(thread.subject)}
+        description={
+          <>
+            {count} {count === 1 ? "message" : "messages"} in{" "}
+            {ctx.can("inboxes:read") ? (
+              <Link className="link" href={`/inboxes/${inbox.id}`}>
+                {inbox.address}
+              </Link>
+            ) : (
+              inbox.address
+            )}
+            .
+          </>
+        }
+      />
+      <div className="space-y-4">
+        {count === 0 ? (
+          <EmptyState title="No messages in this thread" description="Its messages were deleted." />
+        ) : (
+          thread.messages.map((m) => <MessageCard key={m.id} message={m} />)
+        )}
+
+        {ctx.can("messages:send") && last ? (
+          <Card title={`Reply to ${formatAddresses(replyTo)}`}>
+            {inbox.status !== "active" ? (
+              <p className="text-sm text-zinc-700 dark:text-zinc-300">
+                {inbox.address} is {inbox.status}; it cannot send a reply.
+              </p>
+            ) : replyTo.length === 0 ? (
+              <p className="text-sm text-zinc-700 dark:text-zinc-300">The latest message has no recipient to reply to.</p>
+            ) : (
+              <ReplyForm threadId={thread.id} from={inbox.address} to={formatAddresses(replyTo)} />
+            )}
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}
