@@ -70,3 +70,14 @@ function toAuditLogEvent(row: typeof auditLogs.$inferSelect) {
     metadata: row.metadata,
   };
 }
+
+/** The distinct actions recorded for the organization (for the console's filter suggestions). */
+export async function listAuditActions(db: DbOrTx, principal: Principal, limit = 200): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ action: auditLogs.action })
+    .from(auditLogs)
+    .where(eq(auditLogs.orgId, principal.orgId))
+    .orderBy(auditLogs.action)
+    .limit(limit);
+  return rows.map((r) => r.action);
+}

@@ -1,6 +1,6 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
-import { type RunStatus, wfEvents, wfRuns } from "@/db/schema";
+import { type RunStatus, webhooks, wfEvents, wfRuns } from "@/db/schema";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
 
 /** Operator view of workflow runs (the console shows it): status, steps, errors. */
@@ -9,6 +9,18 @@ export interface ListRunsInput {
   cursor?: string;
   status?: RunStatus;
   functionId?: string;
+  /** Only runs whose triggering event belongs to this organization (see `runOfOrganization`). */
+  orgId?: string;
+}
+
+/**
+ * Runs are deployment data; a run belongs to an organization when its triggering event's data
+ * names it (`orgId`) or names one of its webhooks (`webhookId`, the delivery and replay events).
+ * Runs whose events carry neither (housekeeping) belong to no organization.
+ */
+export function runOfOrganization(orgId: string): SQL {
+  const data = sql`(${wfRuns.event} -> 'data')`;
+  return sql`(${data} ->> 'orgId' = ${orgId} or exists (select 1 from ${webhooks} where ${webhooks.orgId} = ${orgId} and ${webhooks.id}::text = ${data} ->> 'webhookId'))`;
 }
 
 export async function listWorkflowRuns(db: DbOrTx, input: ListRunsInput) {
@@ -16,6 +28,7 @@ export async function listWorkflowRuns(db: DbOrTx, input: ListRunsInput) {
   const where: (SQL | undefined)[] = [];
   if (input.status) where.push(eq(wfRuns.status, input.status));
   if (input.functionId) where.push(eq(wfRuns.functionId, input.functionId));
+  if (input.orgId) where.push(runOfOrganization(input.orgId));
   where.push(keysetBefore(wfRuns.createdAt, wfRuns.id, after));
   const rows = await db
     .select()

@@ -1,0 +1,178 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import type { StreamEntry, TailPage } from "@/lib/console/events-tail";
+import { Button } from "../form";
+import { EmptyState, ErrorNotice, Mono, Table, Td, Time } from "../ui";
+import { JsonDetails } from "./json-details";
+
+/** Rows kept in the browser; older ones drop off the bottom (page back with "Older" instead). */
+const MAX_ROWS = 500;
+
+class TailError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** One long-poll read of the console tail endpoint after `cursor`. */
+async function fetchTail(orgId: string, type: string | null, cursor: string | null, signal: AbortSignal): Promise<TailPage> {
+  const query = new URLSearchParams({ org: orgId });
+  if (type) query.set("type", type);
+  if (cursor) query.set("cursor", cursor);
+  const res = await fetch(`/console/api/events?${query.toString()}`, { signal, cache: "no-store", headers: { accept: "application/json" } });
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const message = body && typeof body === "object" && "error" in body && body.error && typeof body.error === "object" && "message" in body.error ? String(body.error.message) : `The event stream answered ${res.status}.`;
+    throw new TailError(message, res.status);
+  }
+  return body as TailPage;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** What a row points at: the most specific id the event carries. */
+function resource(e: StreamEntry): { kind: string; id: string } | null {
+  if (e.messageId) return { kind: "message", id: e.messageId };
+  if (e.outboundMessageId) return { kind: "outbound message", id: e.outboundMessageId };
+  if (e.threadId) return { kind: "thread", id: e.threadId };
+  if (e.inboxId) return { kind: "inbox", id: e.inboxId };
+  const domainId = e.data.domainId;
+  return typeof domainId === "string" ? { kind: "domain", id: domainId } : null;
+}
+
+export function EventRow({ event }: { event: StreamEntry }) {
+  const target = resource(event);
+  return (
+    <tr data-testid="event-row" data-event-id={event.eventId}>
+      <Td>
+        <Mono>{event.type}</Mono>
+      </Td>
+      <Td>
+        <Time value={event.occurredAt} />
+      </Td>
+      <Td>
+        <span className="font-mono text-xs break-all">{event.partitionKey}</span>
+        <span className="block text-xs text-zinc-600 tabular-nums dark:text-zinc-400">seq {event.seq}</span>
+      </Td>
+      <Td>
+        {target ? (
+          <>
+            <span className="block text-xs text-zinc-600 dark:text-zinc-400">{target.kind}</span>
+            <Mono>{target.id}</Mono>
+          </>
+        ) : (
+          <span className="text-zinc-600 dark:text-zinc-400">—</span>
+        )}
+      </Td>
+      <Td>
+        <JsonDetails value={event.data} summary={<>Data<span className="sr-only"> of {event.eventId}</span></>} />
+      </Td>
+    </tr>
+  );
+}
+
+/**
+ * The live tail: starts from the server-rendered newest events and long-polls the console endpoint
+ * from the head cursor, prepending what arrives (repeats dropped by `eventId`). "Live"/"Paused"
+ * stops and resumes the loop; a failed read retries with backoff, and a lost session stops it.
+ */
+export function EventTail({
+  orgId,
+  type,
+  initialEvents,
+  headCursor,
+  canStream,
+}: {
+  orgId: string;
+  type: string | null;
+  initialEvents: StreamEntry[];
+  headCursor: string | null;
+  /** False when the page shows older events (nothing new belongs above them). */
+  canStream: boolean;
+}) {
+  const [events, setEvents] = useState(initialEvents);
+  const [live, setLive] = useState(canStream);
+  const [error, setError] = useState<string | null>(null);
+  const [arrived, setArrived] = useState(0);
+  const cursor = useRef(headCursor);
+
+  useEffect(() => {
+    if (!live) return;
+    const controller = new AbortController();
+    const loop = async () => {
+      let failures = 0;
+      while (!controller.signal.aborted) {
+        try {
+          const page = await fetchTail(orgId, type, cursor.current, controller.signal);
+          failures = 0;
+          setError(null);
+          cursor.current = page.cursor;
+          if (page.data.length > 0) {
+            const fresh = [...page.data].reverse();
+            setArrived((n) => n + page.data.length);
+            setEvents((prev) => {
+              const seen = new Set(fresh.map((e) => e.eventId));
+              return [...fresh, ...prev.filter((e) => !seen.has(e.eventId))].slice(0, MAX_ROWS);
+            });
+          }
+        } catch (err) {
+          if (controller.signal.aborted) return;
+          failures += 1;
+          setError(err instanceof Error ? err.message : "Reading the event stream failed.");
+          if (err instanceof TailError && (err.status === 400 || err.status === 401 || err.status === 403)) {
+            setLive(false);
+            return;
+          }
+          await pause(Math.min(30_000, 1_000 * 2 ** failures), controller.signal);
+        }
+      }
+    };
+    void loop();
+    return () => controller.abort();
+  }, [live, orgId, type]);
+
+  return (
+    <div className="space-y-3">
+      {canStream ? (
+        <div className="flex flex-wrap items-center gap-3">
+          <Button type="button" variant={live ? "primary" : "secondary"} onClick={() => setLive((v) => !v)} data-testid="events-live-toggle" title={live ? "Pause the live tail" : "Resume the live tail"}>
+            <span aria-hidden className={live ? "size-2 animate-pulse rounded-full bg-emerald-400" : "size-2 rounded-full bg-zinc-400"} />
+            {live ? "Live" : "Paused"}
+          </Button>
+          <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="events-live-status">
+            {live ? "Waiting for new events; they appear at the top. Select to pause." : "Paused: new events are not shown. Select to resume."}
+          </p>
+          <p role="status" className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400" data-testid="events-arrived">
+            {arrived > 0 ? `${arrived} new event${arrived === 1 ? "" : "s"} since the page loaded.` : ""}
+          </p>
+        </div>
+      ) : null}
+      {error ? <ErrorNotice>{error}</ErrorNotice> : null}
+      {events.length === 0 ? (
+        <EmptyState
+          title={type ? `No ${type} events yet` : "No events yet"}
+          description={canStream && live ? "Events appear here as they happen: messages received, sent, delivered, bounced; domains verified." : "Events appear here as they happen."}
+        />
+      ) : (
+        <Table head={["Type", "Time", "Partition / seq", "Resource", "Data"]} caption="Events, newest first">
+          {events.map((e) => (
+            <EventRow key={e.eventId} event={e} />
+          ))}
+        </Table>
+      )}
+    </div>
+  );
+}
