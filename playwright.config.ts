@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { E2E_DIR, E2E_PORT, OUTBOX_DIR, SHARED_DOMAIN } from "./e2e/env";
@@ -8,9 +7,6 @@ import { E2E_DIR, E2E_PORT, OUTBOX_DIR, SHARED_DOMAIN } from "./e2e/env";
  * production mode on a fresh embedded install, driven by Debian's Chromium. `baseURL` is on
  * localhost (Auth.js CSRF cookies are host-bound). Screenshots are kept for failed tests.
  */
-if (!process.env.E2E_KEEP_DATA) fs.rmSync(E2E_DIR, { recursive: true, force: true });
-fs.mkdirSync(E2E_DIR, { recursive: true });
-
 const baseURL = `http://localhost:${E2E_PORT}`;
 
 export default defineConfig({

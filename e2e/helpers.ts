@@ -4,6 +4,11 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
 import { OUTBOX_DIR } from "./env";
 
+/** Opens a console page from the sidebar. */
+export async function openPage(page: Page, name: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true }).click();
+}
+
 /** Runs axe on the page: no serious or critical violations (WCAG 2 A/AA rules). */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();

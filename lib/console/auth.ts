@@ -7,6 +7,7 @@ import MagicLinkEmail from "@/emails/magic-link";
 import { sendSystemEmail } from "@/lib/mail/system";
 import { hasPendingInvitation } from "@/lib/organizations/invitations";
 import { env } from "@/lib/env";
+import { errorFields, log } from "@/lib/log";
 import { getUser, isFreshInstall, signInBody, verifyCredentials } from "./accounts";
 import { authSecret } from "./secret";
 
@@ -29,6 +30,15 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
       verificationTokensTable: authVerificationTokens,
     }),
     session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
+    // A wrong password is an answer, not a server error; everything else goes to the JSON log.
+    logger: {
+      error(error: Error) {
+        if (error.name !== "CredentialsSignin") log.error("auth error", errorFields(error));
+      },
+      warn(code: string) {
+        log.warn("auth warning", { code });
+      },
+    },
     pages: { signIn: "/sign-in", verifyRequest: "/sign-in/check-email", error: "/sign-in" },
     providers: [
       Credentials({
