@@ -8,11 +8,11 @@ import { listOrganizationsForUser, type OrganizationSummary } from "@/lib/organi
 import { readClientIp } from "@/lib/api/client-ip";
 import { type ConsoleUser, getUser } from "./accounts";
 import { auth } from "./auth";
+import { ORG_COOKIE } from "./session-token";
 import { can, consolePrincipal, type Permission } from "./roles";
 import type { Role } from "@/db/schema";
 
-/** The cookie that remembers the organization a console user is working in. */
-export const ORG_COOKIE = "svc_org";
+export { ORG_COOKIE };
 
 export interface ConsoleContext {
   db: Db;

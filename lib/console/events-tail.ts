@@ -8,12 +8,10 @@ import { readEvents } from "@/lib/events/stream";
 import { errorFields, log } from "@/lib/log";
 import { listOrganizationsForUser, roleOf } from "@/lib/organizations/service";
 import { can, consolePrincipal } from "./roles";
-import { sessionUserFromCookies } from "./session-token";
+import { ORG_COOKIE, readCookie, sessionUserFromCookies } from "./session-token";
 
 /** The console's live tail of the event stream: the page's first render and the long-poll reads. */
 
-/** The cookie naming the organization the console works in (`ORG_COOKIE` of `./context`). */
-const ORG_COOKIE = "svc_org";
 /** How long one tail request waits for an append before answering with an empty page. */
 export const TAIL_WAIT_SECONDS = 20;
 /** Events per page, on the page and per long-poll answer. */
@@ -36,14 +34,6 @@ export const tailQuery = z.strictObject({
   org: z.uuid().optional(),
   wait: z.coerce.number().int().min(0).max(25).default(TAIL_WAIT_SECONDS),
 });
-
-function readCookie(header: string, name: string): string | null {
-  for (const part of header.split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return null;
-}
 
 /**
  * The organization a tail request reads and the user's role in it: an explicit `org` must be one of

@@ -45,8 +45,8 @@ const DAY_MS = 24 * 3600 * 1000;
 const outcomeSql: SQL<string> = sql<string>`case
   when ${messages.direction} = 'inbound' then 'received'
   when ${messages.status} <> 'sent' then ${messages.status}
-  when ${messages.channelMetadata} ? 'complainedAt' then 'complained'
-  when ${messages.channelMetadata} ? 'bouncedAt' then 'bounced'
+  when ${messages.channelMetadata} ->> 'complainedAt' is not null then 'complained'
+  when ${messages.channelMetadata} ->> 'bouncedAt' is not null then 'bounced'
   when ${messages.channelMetadata} ->> 'lastEventType' = 'Delivery' then 'delivered'
   when ${messages.channelMetadata} ->> 'lastEventType' = 'DeliveryDelay' then 'delayed'
   else 'sent' end`;

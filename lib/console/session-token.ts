@@ -10,7 +10,11 @@ export interface SessionUser {
   email: string | null;
 }
 
-function readCookie(header: string, name: string): string | null {
+/** The cookie that remembers the organization a console user is working in. */
+export const ORG_COOKIE = "svc_org";
+
+/** One cookie's value from a `Cookie` header. */
+export function readCookie(header: string, name: string): string | null {
   for (const part of header.split(";")) {
     const i = part.indexOf("=");
     if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());

@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import { encode } from "next-auth/jwt";
+import { describe, expect, test } from "vitest";
+import { getDb } from "@/db";
+import { wfRuns } from "@/db/schema";
+import { tailEvents } from "@/lib/console/events-tail";
+import { overview } from "@/lib/console/overview";
+import { consolePrincipal } from "@/lib/console/roles";
+import { authSecret } from "@/lib/console/secret";
+import { addMember } from "@/lib/organizations/service";
+import { listWorkflowRuns } from "@/lib/workflows/runs";
+import { call, newInbox, newOrg } from "./harness";
+
+/** The console's own services: the overview's aggregates, the event tail's checks, run scoping. */
+
+async function cookieFor(userId: string): Promise<string> {
+  const name = "authjs.session-token";
+  return `${name}=${await encode({ token: { sub: userId }, secret: await authSecret(await getDb()), salt: name, maxAge: 600 })}`;
+}
+
+describe("overview", () => {
+  test("counts, messages per day in and out, and outcomes come from the organization's data only", async () => {
+    const db = await getDb();
+    const org = await newOrg();
+    const other = await newOrg();
+    const a = await newInbox(org, "ov-a");
+    const b = await newInbox(org, "ov-b");
+    await newInbox(other, "ov-other");
+    for (const to of [b.address, "someone@example.com", "bounce@simulator.amazonses.com"]) {
+      const res = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: a.id, to, text: "hi" } });
+      expect(res.status).toBe(200);
+    }
+    const o = await overview(db, consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "owner" }));
+    expect(o.counts.inboxes).toBe(2);
+    expect(o.counts.activeApiKeys).toBe(1);
+    expect(o.messages).toEqual({ inbound: 1, outbound: 3 });
+    const today = o.perDay[o.perDay.length - 1];
+    expect(today).toMatchObject({ inbound: 1, outbound: 3 });
+    const byOutcome = Object.fromEntries(o.outcomes.map((x) => [x.outcome, x.count]));
+    // Internal delivery (b) is "sent"; the simulator's bounce is "bounced"; the other is delivered.
+    expect(byOutcome).toMatchObject({ sent: 1, bounced: 1, delivered: 1, complained: 0 });
+    expect(o.outcomes.reduce((n, x) => n + x.count, 0)).toBe(3);
+
+    // A member's overview hides what their role cannot read.
+    const asMember = await overview(db, consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "member" }));
+    expect(asMember.counts.activeApiKeys).toBeNull();
+    expect(asMember.counts.inboxes).toBe(2);
+  });
+});
+
+describe("event tail (console long-poll endpoint)", () => {
+  test("needs a session and membership; returns the organization's events after the cursor", async () => {
+    const db = await getDb();
+    const org = await newOrg();
+    const stranger = await newOrg();
+    const q = (params: Record<string, string>) => new URLSearchParams(params);
+
+    expect((await tailEvents(db, null, q({ wait: "0" }))).status).toBe(401);
+    expect((await tailEvents(db, "authjs.session-token=forged", q({ wait: "0" }))).status).toBe(401);
+    const cookie = await cookieFor(org.userId);
+    expect((await tailEvents(db, cookie, q({ wait: "0", org: stranger.orgId }))).status).toBe(403);
+    expect((await tailEvents(db, cookie, q({ wait: "0", bogus: "1" }))).status).toBe(400);
+
+    const first = await tailEvents(db, `${cookie}; svc_org=${org.orgId}`, q({ wait: "0" }));
+    expect(first.status).toBe(200);
+    const inbox = await newInbox(org, "tail");
+    const started = Date.now();
+    const waiting = tailEvents(db, `${cookie}; svc_org=${org.orgId}`, q({ wait: "10", ...("cursor" in first.body && first.body.cursor ? { cursor: first.body.cursor } : {}) }));
+    await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: "tail@example.com", text: "wake up" } });
+    const woke = await waiting;
+    expect(woke.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(9_000);
+    const types = "data" in woke.body ? woke.body.data.map((e) => e.type) : [];
+    expect(types).toContain("message.sent");
+
+    // A member of another organization never sees these events.
+    const outsider = await cookieFor(stranger.userId);
+    const theirs = await tailEvents(db, `${outsider}; svc_org=${org.orgId}`, q({ wait: "0" }));
+    expect(theirs.status).toBe(200);
+    expect("data" in theirs.body ? theirs.body.data.filter((e) => JSON.stringify(e).includes(inbox.id)) : []).toEqual([]);
+  });
+
+  test("a member (who reads events) may tail the organization they joined", async () => {
+    const db = await getDb();
+    const org = await newOrg();
+    const member = await newOrg();
+    const before = await tailEvents(db, await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
+    expect(before.status).toBe(403);
+    await addMember(db, org.orgId, member.userId, "member", { actor: "system:test", ip: null });
+    const after = await tailEvents(db, await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
+    expect(after.status).toBe(200);
+  });
+});
+
+describe("workflow runs in the console", () => {
+  test("an organization sees only runs whose event names it or its webhooks", async () => {
+    const db = await getDb();
+    const org = await newOrg();
+    const other = await newOrg();
+    const hook = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/x", events: ["message.sent"] } });
+    expect(hook.status).toBe(200);
+    const run = (data: Record<string, unknown>) => ({
+      functionId: `svc-test-${randomUUID().slice(0, 6)}`,
+      event: { id: randomUUID(), name: "test/run", data, ts: Date.now() },
+      status: "completed" as const,
+      maxAttempts: 1,
+    });
+    const runs = [run({ orgId: org.orgId }), run({ webhookId: hook.body.webhook.id }), run({ orgId: other.orgId }), run({})];
+    await db.insert(wfRuns).values(runs);
+    const mine = await listWorkflowRuns(db, { limit: 100, orgId: org.orgId });
+    expect(mine.runs.map((r) => r.event.id).sort()).toEqual([runs[0]?.event.id, runs[1]?.event.id].sort());
+  });
+});
