@@ -4,6 +4,9 @@ const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2"],
   poweredByHeader: false,
+  // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...).
+  headers: () =>
+    Promise.resolve([{ source: "/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }, { key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] }]),
   typedRoutes: false,
   experimental: {
     // The CLI test starts a second development server in this directory while a developer's

@@ -9,8 +9,9 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { CONTRACTS } from "@/lib/contracts";
 import { ConsoleRolesMatrix } from "./console-roles";
-import { env } from "@/lib/env";
+import { env, publicBaseUrl } from "@/lib/env";
 import { registerUser, verifyCredentials } from "@/lib/console/accounts";
+import { safeNext } from "@/lib/console/redirects";
 import { can } from "@/lib/console/roles";
 import { authSecret } from "@/lib/console/secret";
 import { acceptInvitation } from "@/lib/organizations/invitations";
@@ -88,9 +89,11 @@ describe("session operations: generated security checks", () => {
 
     test.skipIf(c.method === "GET")("a cross-origin change → 403", async () => {
       const cookie = await sessionCookie(owner.userId, "owner@example.test");
-      const res = await call(c.method, url(), { headers: { cookie, origin: "https://evil.example" }, body });
-      expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe("not_permitted");
+      for (const origin of ["https://evil.example", "null"]) {
+        const res = await call(c.method, url(), { headers: { cookie, origin }, body });
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe("not_permitted");
+      }
     });
   });
 });
@@ -172,6 +175,11 @@ describe("organizations, members and invitations over /v1", () => {
 });
 
 describe("console accounts", () => {
+  test("after sign-in only same-site paths are followed", () => {
+    expect(safeNext("/threads?inboxId=1")).toBe("/threads?inboxId=1");
+    for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", ["/a", "/b"], undefined, "/x\nLocation: y"]) expect(safeNext(bad)).toBe("/");
+  });
+
   test("passwords are Argon2id hashes; wrong passwords and unknown users fail alike", async () => {
     const db = await getDb();
     const email = `pw-${randomUUID().slice(0, 8)}@Example.test`;
@@ -192,7 +200,8 @@ describe("console accounts", () => {
 });
 
 describe("Auth.js end to end (in process): magic link through the outbox", () => {
-  test("request a link, follow it, and the session works against /v1/organizations", async () => {
+  /** Requests an email link as a browser would (CSRF token and cookie first) and returns the link. */
+  async function requestLink(email: string, extraHeaders: Record<string, string> = {}) {
     const { handlers } = await import("@/lib/console/auth");
     const base = "http://localhost:3999";
     const jar = new Map<string, string>();
@@ -207,22 +216,30 @@ describe("Auth.js end to end (in process): magic link through the outbox", () =>
     const csrfRes = await handlers.GET(new NextRequest(`${base}/api/auth/csrf`));
     remember(csrfRes);
     const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-
-    const email = `magic-${randomUUID().slice(0, 8)}@example.test`;
     const signin = await handlers.POST(
       new NextRequest(`${base}/api/auth/signin/email`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookieHeader(), origin: base },
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookieHeader(), origin: base, ...extraHeaders },
         body: new URLSearchParams({ email, csrfToken, callbackUrl: `${base}/` }).toString(),
       }),
     );
     expect(signin.status).toBe(302);
     expect(signin.headers.get("location")).toContain("/api/auth/verify-request");
-
     const mail = await lastEmailTo(email);
-    const link = linkIn(mail.parsed.text ?? "", /http:\/\/localhost:3999\/api\/auth\/callback\/email\?\S+/);
-    const callback = await handlers.GET(new NextRequest(link, { headers: { cookie: cookieHeader() } }));
-    remember(callback);
+    const link = linkIn(mail.parsed.text ?? "", /https?:\/\/[^\s/]+\/api\/auth\/callback\/email\?\S+/);
+    const follow = async () => {
+      const callback = await handlers.GET(new NextRequest(link, { headers: { cookie: cookieHeader() } }));
+      remember(callback);
+      return callback;
+    };
+    return { link, follow, cookieHeader, jar, handlers };
+  }
+
+  test("request a link, follow it, and the session works against /v1/organizations", async () => {
+    const email = `magic-${randomUUID().slice(0, 8)}@example.test`;
+    const { link, follow, cookieHeader, jar, handlers } = await requestLink(email);
+    expect(new URL(link).origin).toBe(publicBaseUrl());
+    const callback = await follow();
     expect(callback.status).toBe(302);
     expect(jar.get("authjs.session-token")).toBeTruthy();
 
@@ -235,6 +252,22 @@ describe("Auth.js end to end (in process): magic link through the outbox", () =>
     expect(orgs.body.organizations).toEqual([]);
     const created = await call("POST", "/v1/organizations", { headers: { cookie: cookieHeader(), origin: "http://localhost" }, body: { name: "Magic" } });
     expect(created.status).toBe(201);
+  });
+
+  test("a forged Host cannot point the emailed link at another site", async () => {
+    const email = `host-${randomUUID().slice(0, 8)}@example.test`;
+    const { link } = await requestLink(email, { "x-forwarded-host": "evil.example", host: "evil.example" });
+    expect(new URL(link).origin).toBe(publicBaseUrl());
+  });
+
+  test("someone who signed up with another person's address loses the password when the owner uses an email link", async () => {
+    const db = await getDb();
+    const email = `claimed-${randomUUID().slice(0, 8)}@example.test`;
+    await registerUser(db, { email, password: "squatter password 1" });
+    expect(await verifyCredentials(db, email, "squatter password 1")).not.toBeNull();
+    const { follow } = await requestLink(email);
+    expect((await follow()).status).toBe(302);
+    expect(await verifyCredentials(db, email, "squatter password 1")).toBeNull();
   });
 });
 

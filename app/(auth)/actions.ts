@@ -6,9 +6,9 @@ import { getDb } from "@/lib/console/database";
 import { type ActionResult, actionError } from "@/lib/console/action";
 import { magicLinkBody, registerUser, signInBody, signUpBody } from "@/lib/console/accounts";
 import { signIn } from "@/lib/console/auth";
+import { authThrottle } from "@/lib/console/throttle";
+import { safeNext } from "@/lib/console/redirects";
 
-/** Only same-site paths are followed after sign-in. */
-const safeNext = (next: unknown) => (typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? next : "/");
 
 function invalid(error: z.ZodError): ActionResult<never> {
   const fields: Record<string, string> = {};
@@ -22,6 +22,8 @@ const next = { next: z.string().optional() };
 export async function passwordSignIn(input: unknown): Promise<ActionResult> {
   const parsed = signInBody.extend(next).safeParse(input);
   if (!parsed.success) return invalid(parsed.error);
+  const throttled = await authThrottle("sign-in", parsed.data.email);
+  if (throttled) return throttled;
   try {
     await signIn("password", { email: parsed.data.email, password: parsed.data.password, redirectTo: safeNext(parsed.data.next) });
     return { ok: true, data: null };
@@ -34,6 +36,8 @@ export async function passwordSignIn(input: unknown): Promise<ActionResult> {
 export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
   const parsed = magicLinkBody.extend(next).safeParse(input);
   if (!parsed.success) return invalid(parsed.error);
+  const throttled = await authThrottle("email-link", parsed.data.email);
+  if (throttled) return throttled;
   try {
     await signIn("email", { email: parsed.data.email, redirectTo: safeNext(parsed.data.next) });
     return { ok: true, data: null };
@@ -46,6 +50,8 @@ export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
 export async function signUp(input: unknown): Promise<ActionResult> {
   const parsed = signUpBody.extend(next).safeParse(input);
   if (!parsed.success) return invalid(parsed.error);
+  const throttled = await authThrottle("sign-up", parsed.data.email);
+  if (throttled) return throttled;
   try {
     const { next: after, ...account } = parsed.data;
     await registerUser(await getDb(), account);

@@ -13,8 +13,9 @@ import { roleOf } from "@/lib/organizations/service";
 export async function switchOrganization(orgId: string): Promise<ActionResult> {
   try {
     const { db, user } = await requireUser();
-    const id = z.uuid().parse(orgId);
-    if (!(await roleOf(db, id, user.id))) return { ok: false, error: { code: "resource_not_found", message: "No such organization.", param: "orgId", fields: {} } };
+    const parsed = z.uuid().safeParse(orgId);
+    const id = parsed.success ? parsed.data : null;
+    if (!id || !(await roleOf(db, id, user.id))) return { ok: false, error: { code: "resource_not_found", message: "No such organization.", param: "orgId", fields: {} } };
     await rememberOrganization(id);
     return { ok: true, data: null };
   } catch (err) {

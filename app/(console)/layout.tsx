@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Nav, type NavItem } from "@/components/console/nav";
+import { OrgProvider } from "@/components/console/org-context";
 import { OrgSwitcher } from "@/components/console/org-switcher";
 import { Providers } from "@/components/console/providers";
 import { getConsole } from "@/lib/console/context";
@@ -47,7 +48,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </aside>
         <main id="main" className="min-w-0 flex-1 p-6 md:p-8">
-          {children}
+          <OrgProvider orgId={ctx.org.id}>{children}</OrgProvider>
         </main>
       </div>
     </Providers>

@@ -2,8 +2,10 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useContext, useId } from "react";
 import type { ActionResult } from "@/lib/console/action";
+import { ORG_FIELD } from "@/lib/console/org-field";
+import { OrgContext } from "./org-context";
 import { cx } from "./ui";
 
 type ActionError = Extract<ActionResult, { ok: false }>["error"];
@@ -21,9 +23,11 @@ export class ActionFailure extends Error {
  */
 export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, options: { onSuccess?: (data: T) => void; refresh?: boolean } = {}) {
   const router = useRouter();
+  const orgId = useContext(OrgContext);
   const mutation = useMutation({
     mutationFn: async (input: I) => {
-      const result = await action(input);
+      const tagged = orgId && input && typeof input === "object" && !Array.isArray(input) ? ({ ...input, [ORG_FIELD]: orgId } as I) : input;
+      const result = await action(tagged);
       // An action that redirects (sign-in, accept) resolves without a result while the router navigates.
       if (!result) return undefined as T;
       if (!result.ok) throw new ActionFailure(result.error);

@@ -32,6 +32,7 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
           <label className="block">
             <span className="sr-only">Role of {member.email}</span>
             <select
+              key={member.role}
               defaultValue={member.role}
               disabled={role.isPending}
               onChange={(e) => role.mutate({ userId: member.userId, role: e.target.value })}

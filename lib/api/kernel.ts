@@ -147,7 +147,7 @@ async function authenticateSession(request: Request, url: URL, ip: string | null
   if (request.method !== "GET") {
     const origin = request.headers.get("origin");
     const host = request.headers.get("host") ?? url.host;
-    if (!origin || new URL(origin).host !== host) {
+    if (!origin || !URL.canParse(origin) || new URL(origin).host !== host) {
       throw new ApiError("not_permitted", "Cross-origin requests cannot change organizations; send the request from the console's origin.");
     }
   }

@@ -1,4 +1,4 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import { users } from "@/db/schema";
@@ -61,6 +61,20 @@ export async function verifyCredentials(db: DbOrTx, email: string, password: str
     .where(eq(users.email, normalizeEmail(email)));
   const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash()), password);
   return row?.passwordHash && ok ? { id: row.id, email: row.email, name: row.name } : null;
+}
+
+/**
+ * The first email-link sign-in of an account proves the address. If that account's password was
+ * set before the address was ever proven (someone signed up with an address that is not theirs),
+ * the password is cleared, so whoever chose it cannot sign in with it any more.
+ */
+export async function clearUnprovenPassword(db: DbOrTx, userId: string): Promise<boolean> {
+  const cleared = await db
+    .update(users)
+    .set({ passwordHash: null })
+    .where(and(eq(users.id, userId), isNull(users.emailVerified), isNotNull(users.passwordHash)))
+    .returning({ id: users.id });
+  return cleared.length > 0;
 }
 
 export async function getUser(db: DbOrTx, userId: string): Promise<ConsoleUser | null> {

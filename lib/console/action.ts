@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { errorFields, log } from "@/lib/log";
 import { type ConsoleContext, getConsole } from "./context";
+import { ORG_FIELD } from "./org-field";
 import type { Permission } from "./roles";
 
 /**
@@ -19,6 +20,13 @@ function fieldErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string
     out[key] ??= issue.message;
   }
   return out;
+}
+
+/** Splits the page's organization (added by the client's `useAction`) from the action's input. */
+function untag(input: unknown): { value: unknown; org: string | null } {
+  if (!input || typeof input !== "object" || Array.isArray(input) || !(ORG_FIELD in input)) return { value: input, org: null };
+  const { [ORG_FIELD]: org, ...value } = input as Record<string, unknown>;
+  return { value, org: typeof org === "string" ? org : null };
 }
 
 /** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
@@ -47,7 +55,11 @@ export async function consoleAction<S extends z.ZodType, T>(
     if (!ctx.can(permission)) {
       return { ok: false, error: { code: "not_permitted", message: `Your role (${ctx.role}) cannot do this.`, param: null, fields: {} } };
     }
-    const parsed = schema.safeParse(input);
+    const { value, org } = untag(input);
+    if (org !== null && org !== ctx.org.id) {
+      return { ok: false, error: { code: "conflict", message: "You switched organization in another tab; reload this page before making changes.", param: null, fields: {} } };
+    }
+    const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const fields = fieldErrors(parsed.error.issues);
       const first = parsed.error.issues[0];

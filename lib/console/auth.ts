@@ -6,12 +6,21 @@ import { authAccounts, authSessions, authVerificationTokens, users } from "@/db/
 import MagicLinkEmail from "@/emails/magic-link";
 import { sendSystemEmail } from "@/lib/mail/system";
 import { hasPendingInvitation } from "@/lib/organizations/invitations";
-import { env } from "@/lib/env";
+import { env, publicBaseUrl } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
-import { getUser, isFreshInstall, signInBody, verifyCredentials } from "./accounts";
+import { clearUnprovenPassword, getUser, isFreshInstall, signInBody, verifyCredentials } from "./accounts";
 import { authSecret } from "./secret";
 
 const MAGIC_LINK_MINUTES = 15;
+
+/** `url` with its scheme, host and port taken from PUBLIC_BASE_URL (or this server's own URL). */
+function onPublicOrigin(url: string): string {
+  const link = new URL(url);
+  const base = new URL(publicBaseUrl());
+  link.protocol = base.protocol;
+  link.host = base.host;
+  return link.toString();
+}
 
 /**
  * Auth.js (next-auth v5) for the console: email and password (Argon2id) and a magic link whose
@@ -56,7 +65,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
         type: "email",
         name: "Email link",
         maxAge: MAGIC_LINK_MINUTES * 60,
-        async sendVerificationRequest({ identifier, url }) {
+        async sendVerificationRequest({ identifier, url: requested }) {
+          // Auth.js builds the link from the request's Host; the link must point at this service
+          // whatever a caller claims its host is, so its origin is replaced with the public base URL.
+          const url = onPublicOrigin(requested);
           const host = new URL(url).host;
           await sendSystemEmail(db, {
             to: identifier,
@@ -68,9 +80,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
       },
     ],
     callbacks: {
-      async signIn({ user, account }) {
+      async signIn({ user, account, email }) {
+        if (account?.provider !== "email") return true;
+        // Following the link proves the address: a password set before that is not the owner's.
+        if (!email?.verificationRequest && user.id) await clearUnprovenPassword(db, user.id);
         // Invite-only installations: an email link creates an account only for the first user or an invited address.
-        if (account?.provider !== "email" || env.CONSOLE_SIGNUP === "open" || !user.email) return true;
+        if (env.CONSOLE_SIGNUP === "open" || !user.email) return true;
         if (user.id && (await getUser(db, user.id))) return true;
         return (await isFreshInstall(db)) || (await hasPendingInvitation(db, user.email));
       },

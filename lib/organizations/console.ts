@@ -81,7 +81,8 @@ export async function withdrawInvitation(db: DbOrTx, caller: ConsoleCaller, orgI
 
 /**
  * Deletes an organization and everything it owns (owner only): every table with an `org_id`
- * column, in one transaction. Audit rows go with it; the deletion is logged by the caller.
+ * column, in one transaction. Audit rows go with it; the console action writes the deletion to
+ * the server log.
  */
 export async function deleteOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, confirmName: string): Promise<null> {
   const actor = await actorIn(db, orgId, caller);

@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { MagicLinkForm, PasswordSignInForm } from "@/components/console/auth-forms";
 import { ErrorNotice } from "@/components/console/ui";
 import { auth } from "@/lib/console/auth";
+import { safeNext } from "@/lib/console/redirects";
 
 export const metadata = { title: "Sign in — svc console" };
 
@@ -13,8 +14,9 @@ const AUTH_ERRORS: Record<string, string> = {
 };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string; error?: string }> }) {
-  const { next = "/", error } = await searchParams;
-  if ((await auth())?.user?.id) redirect(next.startsWith("/") ? next : "/");
+  const { next: rawNext, error } = await searchParams;
+  const next = safeNext(rawNext);
+  if ((await auth())?.user?.id) redirect(next);
   return (
     <>
       <div>

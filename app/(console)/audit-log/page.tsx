@@ -82,7 +82,8 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
           <>
             <Table head={["Time", "Actor", "Action", "Resource", "IP", "Metadata"]} caption="Audit log entries, newest first">
               {page.logs.map((log) => (
-                <AuditRow key={log.id} entry={log} />
+                // Key names, scopes and prefixes are for roles that may read API keys.
+                <AuditRow key={log.id} entry={log.resourceType === "api_key" && !ctx.can("keys:read") ? { ...log, metadata: null } : log} />
               ))}
             </Table>
             <Pager nextHref={page.pagination.nextCursor ? href({ cursor: page.pagination.nextCursor }) : null} firstHref={cursor ? href({}) : null} />
