@@ -42,7 +42,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     // A wrong password is an answer, not a server error; everything else goes to the JSON log.
     logger: {
       error(error: Error) {
-        if (error.name !== "CredentialsSignin") log.error("auth error", errorFields(error));
+        // Auth.js errors carry their kind in `type` (class names do not survive minification).
+        if ((error as Error & { type?: string }).type !== "CredentialsSignin") log.error("auth error", errorFields(error));
       },
       warn(code: string) {
         log.warn("auth warning", { code });
