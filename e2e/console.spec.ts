@@ -212,4 +212,49 @@ test("sign out, then sign in with a password and with an email link", async ({ p
   const link = linkIn(raw, /https?:\/\/[^\s"<>]+\/api\/auth\/callback\/email\?[^\s"<>]+/);
   await page.goto(link);
   await expect(page.getByText("Role: owner")).toBeVisible();
+
+  // The password was chosen before the address was ever proven, so the first email-link sign-in
+  // cleared it; the owner sets a new one in Settings.
+  await openPage(page, "Settings");
+  await expect(page.getByText("No password is set")).toBeVisible();
+  await expectAccessible(page, "settings without a password");
+  await page.getByLabel("New password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Save password" }).click();
+  await expect(page.getByText("Password saved.")).toBeVisible();
+  await expect(page.getByLabel("Current password")).toBeVisible();
+});
+
+test("a second organization, the switcher, and a stale tab cannot change the other organization", async ({ page, context }) => {
+  await page.goto("/sign-in");
+  const passwordForm = page.getByRole("form", { name: "Sign in with password" });
+  await passwordForm.getByLabel("Email").fill(OWNER.email);
+  await passwordForm.getByLabel("Password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByText("Role: owner")).toBeVisible();
+
+  await page.getByRole("link", { name: "+ New organization" }).click();
+  await expect(page.getByRole("heading", { name: "New organization" })).toBeVisible();
+  await page.getByLabel("Organization name").fill("Second Org");
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+  const switcher = page.getByRole("combobox", { name: "Organization" });
+  await expect(switcher.locator("option:checked")).toHaveText(/Second Org/);
+
+  // A second tab shows the inboxes of Second Org (none yet) ...
+  const stale = await context.newPage();
+  await stale.goto("/inboxes");
+  await expect(stale.getByRole("combobox", { name: "Organization" }).locator("option:checked")).toHaveText(/Second Org/);
+
+  // ... then the first tab switches back to the first organization and sees its inboxes.
+  await switcher.selectOption({ label: `${ORG} (owner)` });
+  await expect(switcher.locator("option:checked")).toHaveText(new RegExp(ORG));
+  await openPage(page, "Inboxes");
+  await expect(page.getByRole("link", { name: new RegExp(`${ALICE}@`) })).toBeVisible();
+
+  // The stale tab's change is refused instead of landing in the organization it does not show.
+  await stale.getByLabel("Local part").fill(`stale-${suffix}`);
+  await stale.getByRole("button", { name: "Create inbox" }).click();
+  await expect(stale.getByText(/switched organization in another tab/)).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("link", { name: new RegExp(`stale-${suffix}@`) })).toHaveCount(0);
 });

@@ -10,7 +10,7 @@ import { getDb } from "@/db";
 import { CONTRACTS } from "@/lib/contracts";
 import { ConsoleRolesMatrix } from "./console-roles";
 import { env, publicBaseUrl } from "@/lib/env";
-import { registerUser, verifyCredentials } from "@/lib/console/accounts";
+import { registerUser, setPassword, verifyCredentials } from "@/lib/console/accounts";
 import { safeNext } from "@/lib/console/redirects";
 import { can } from "@/lib/console/roles";
 import { authSecret } from "@/lib/console/secret";
@@ -192,6 +192,13 @@ describe("console accounts", () => {
     expect(await verifyCredentials(db, email, "wrong password!!")).toBeNull();
     expect(await verifyCredentials(db, "nobody@example.test", "whatever long")).toBeNull();
     await expect(registerUser(db, { email, password: "another long password" })).rejects.toMatchObject({ code: "conflict", param: "email" });
+
+    // Changing it needs the current one.
+    await expect(setPassword(db, user.id, { newPassword: "brand new password" })).rejects.toMatchObject({ code: "invalid_request", param: "currentPassword" });
+    await expect(setPassword(db, user.id, { currentPassword: "wrong one!!", newPassword: "brand new password" })).rejects.toMatchObject({ param: "currentPassword" });
+    await setPassword(db, user.id, { currentPassword: "a sufficiently long one", newPassword: "brand new password" });
+    expect(await verifyCredentials(db, email, "brand new password")).toMatchObject({ id: user.id });
+    expect(await verifyCredentials(db, email, "a sufficiently long one")).toBeNull();
   });
 
   test("roles: member reads and sends; admin manages; only owner deletes the organization", () => {

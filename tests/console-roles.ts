@@ -11,6 +11,7 @@ export const ConsoleRolesMatrix: [Role, Permission, boolean][] = [
   ["member", "domains:write", false],
   ["member", "webhooks:write", false],
   ["member", "members:manage", false],
+  ["member", "profile:write", true],
   ["admin", "keys:read", true],
   ["admin", "keys:write", true],
   ["admin", "domains:write", true],

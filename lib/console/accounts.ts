@@ -2,7 +2,7 @@ import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import { users } from "@/db/schema";
-import { ApiError, notPermitted } from "@/lib/api/errors";
+import { ApiError, invalidRequest, notPermitted } from "@/lib/api/errors";
 import { env } from "@/lib/env";
 import { hasPendingInvitation } from "@/lib/organizations/invitations";
 import { normalizeEmail } from "@/lib/organizations/service";
@@ -17,6 +17,11 @@ export const signUpBody = z.strictObject({
 export const signInBody = z.strictObject({
   email: z.email("Enter a valid email address.").max(254),
   password: z.string().min(1, "Enter your password.").max(PASSWORD_MAX),
+});
+
+export const passwordChangeBody = z.strictObject({
+  currentPassword: z.string().max(PASSWORD_MAX).optional(),
+  newPassword: z.string().min(PASSWORD_MIN, `Use at least ${PASSWORD_MIN} characters.`).max(PASSWORD_MAX),
 });
 
 export const magicLinkBody = z.strictObject({ email: z.email("Enter a valid email address.").max(254) });
@@ -75,6 +80,26 @@ export async function clearUnprovenPassword(db: DbOrTx, userId: string): Promise
     .where(and(eq(users.id, userId), isNull(users.emailVerified), isNotNull(users.passwordHash)))
     .returning({ id: users.id });
   return cleared.length > 0;
+}
+
+/** Whether the user can sign in with a password (the settings page offers to set one if not). */
+export async function hasPassword(db: DbOrTx, userId: string): Promise<boolean> {
+  const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+  return Boolean(row?.hash);
+}
+
+/**
+ * Sets the signed-in user's password. Changing an existing one needs the current one; setting the
+ * first one (email-link users, or after an unproven password was cleared) needs only the session.
+ */
+export async function setPassword(db: DbOrTx, userId: string, input: z.infer<typeof passwordChangeBody>): Promise<null> {
+  const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+  if (!row) throw notPermitted("No such user.");
+  if (row.hash && !(input.currentPassword && (await verifyPassword(row.hash, input.currentPassword)))) {
+    throw invalidRequest("The current password is not right.", "currentPassword");
+  }
+  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
+  return null;
 }
 
 export async function getUser(db: DbOrTx, userId: string): Promise<ConsoleUser | null> {

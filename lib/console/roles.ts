@@ -8,13 +8,14 @@ import { type Scope, SCOPES } from "@/lib/auth/scopes";
  * domains, inboxes, webhooks and members; `owner` also deletes the organization and grants `owner`.
  * This file is the only place that decides it; every page and action asks `can`.
  */
-export type Permission = Scope | "members:manage" | "owners:manage" | "organization:delete";
+export type Permission = Scope | "profile:write" | "members:manage" | "owners:manage" | "organization:delete";
 
 const MEMBER: ReadonlySet<Permission> = new Set<Permission>([
   ...SCOPES.filter((s) => s.endsWith(":read") && s !== "keys:read"),
   "messages:send",
+  "profile:write",
 ]);
-const ADMIN: ReadonlySet<Permission> = new Set<Permission>([...SCOPES, "members:manage"]);
+const ADMIN: ReadonlySet<Permission> = new Set<Permission>([...SCOPES, "profile:write", "members:manage"]);
 const OWNER: ReadonlySet<Permission> = new Set<Permission>([...ADMIN, "owners:manage", "organization:delete"]);
 
 const BY_ROLE: Record<Role, ReadonlySet<Permission>> = { member: MEMBER, admin: ADMIN, owner: OWNER };

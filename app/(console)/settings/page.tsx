@@ -1,5 +1,7 @@
 import { DeleteOrganizationForm } from "@/components/console/delete-organization";
 import { Card, Details, Mono, PageHeader } from "@/components/console/ui";
+import { PasswordForm } from "@/components/console/password-form";
+import { hasPassword } from "@/lib/console/accounts";
 import { getConsole } from "@/lib/console/context";
 
 export const metadata = { title: "Settings — svc console" };
@@ -19,6 +21,9 @@ export default async function SettingsPage() {
               ["Your role", ctx.role],
             ]}
           />
+        </Card>
+        <Card title="Your password">
+          <PasswordForm hasPassword={await hasPassword(ctx.db, ctx.user.id)} />
         </Card>
         {ctx.can("organization:delete") ? (
           <Card title="Delete organization" className="border-red-300 dark:border-red-900">

@@ -1,0 +1,43 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { setPasswordAction } from "@/app/(console)/settings/actions";
+import { Button, Field, FormError, formValues, useAction } from "./form";
+
+/** Set a first password (email-link accounts) or change the current one. */
+export function PasswordForm({ hasPassword }: { hasPassword: boolean }) {
+  const form = useRef<HTMLFormElement>(null);
+  const [saved, setSaved] = useState(false);
+  const action = useAction(setPasswordAction, {
+    onSuccess: () => {
+      setSaved(true);
+      form.current?.reset();
+    },
+  });
+  return (
+    <form
+      ref={form}
+      noValidate
+      aria-label="Password"
+      className="max-w-md space-y-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSaved(false);
+        action.mutate(formValues(e.currentTarget));
+      }}
+    >
+      {hasPassword ? null : (
+        <p className="text-sm">No password is set: you sign in with email links. Set one to sign in with your email and a password too.</p>
+      )}
+      {hasPassword ? <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={action.fieldError("currentPassword")} /> : null}
+      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" hint="At least 10 characters." error={action.fieldError("newPassword")} />
+      <FormError failure={action.failure && !action.failure.param ? action.failure : null} />
+      <div className="flex items-center gap-3">
+        <Button pending={action.isPending}>Save password</Button>
+        <span aria-live="polite" className="text-sm text-emerald-800 dark:text-emerald-300">
+          {saved ? "Password saved." : ""}
+        </span>
+      </div>
+    </form>
+  );
+}
