@@ -2,9 +2,9 @@ import Link from "next/link";
 import { AuditRow } from "@/components/console/observe/audit-row";
 import { Button, Field } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
-import { ApiError } from "@/lib/api/errors";
 import { listAuditActions, listAuditLogs } from "@/lib/audit/service";
 import { getConsole } from "@/lib/console/context";
+import { readList } from "@/lib/console/pages";
 
 export const metadata = { title: "Audit log — svc console" };
 
@@ -31,14 +31,9 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
     return s ? `/audit-log?${s}` : "/audit-log";
   };
 
-  let page: Awaited<ReturnType<typeof listAuditLogs>> | null = null;
-  let problem: string | null = null;
-  try {
-    page = await listAuditLogs(ctx.db, ctx.principal, { limit: PAGE_SIZE, cursor, ...filters });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    problem = err.message;
-  }
+  const read = await readList(() => listAuditLogs(ctx.db, ctx.principal, { limit: PAGE_SIZE, cursor, ...filters }));
+  const page = read.ok ? read.data : null;
+  const problem = read.ok ? null : read.message;
   const actions = await listAuditActions(ctx.db, ctx.principal);
 
   return (

@@ -2,8 +2,8 @@ import Link from "next/link";
 import { EventTail } from "@/components/console/observe/event-tail";
 import { Button, Select } from "@/components/console/form";
 import { ErrorNotice, NoAccess, PageHeader, Pager } from "@/components/console/ui";
-import { ApiError } from "@/lib/api/errors";
 import { getConsole } from "@/lib/console/context";
+import { readList } from "@/lib/console/pages";
 import { latestEvents } from "@/lib/console/events-tail";
 import { EVENT_TYPES, type EventType } from "@/lib/events/ledger";
 
@@ -27,14 +27,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
     return s ? `/events?${s}` : "/events";
   };
 
-  let page: Awaited<ReturnType<typeof latestEvents>> | null = null;
-  let problem: string | null = null;
-  try {
-    page = await latestEvents(ctx.db, ctx.principal, { type, before });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    problem = err.message;
-  }
+  const read = await readList(() => latestEvents(ctx.db, ctx.principal, { type, before }));
+  const page = read.ok ? read.data : null;
+  const problem = read.ok ? null : read.message;
 
   return (
     <>

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Button, Select } from "@/components/console/form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
-import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/components/console/messaging/params";
+import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Badge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { listMessages as listMessagesContract } from "@/lib/contracts/messages";

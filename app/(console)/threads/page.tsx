@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { z } from "zod";
 import { formatAddresses, subjectOf } from "@/components/console/messaging/format";
-import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/components/console/messaging/params";
+import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Button, Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, Mono, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";

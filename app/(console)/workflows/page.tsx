@@ -2,8 +2,8 @@ import Link from "next/link";
 import { isRunStatus, RUN_COLUMNS, RUN_STATUSES, runStatusText, WorkflowRunRows } from "@/components/console/observe/workflow-run";
 import { Button, Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
-import { ApiError } from "@/lib/api/errors";
 import { getConsole } from "@/lib/console/context";
+import { readList } from "@/lib/console/pages";
 import { listWorkflowRuns } from "@/lib/workflows/runs";
 
 export const metadata = { title: "Workflow runs — svc console" };
@@ -33,14 +33,9 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Se
     return s ? `/workflows?${s}` : "/workflows";
   };
 
-  let page: Awaited<ReturnType<typeof listWorkflowRuns>> | null = null;
-  let problem: string | null = null;
-  try {
-    page = await listWorkflowRuns(ctx.db, { limit: PAGE_SIZE, cursor, status, orgId: ctx.org.id });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    problem = err.message;
-  }
+  const read = await readList(() => listWorkflowRuns(ctx.db, { limit: PAGE_SIZE, cursor, status, orgId: ctx.org.id }));
+  const page = read.ok ? read.data : null;
+  const problem = read.ok ? null : read.message;
 
   return (
     <>

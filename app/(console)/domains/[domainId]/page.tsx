@@ -1,10 +1,8 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { z } from "zod";
 import { DomainDns } from "@/components/console/config/domains";
 import { NoAccess, PageHeader } from "@/components/console/ui";
-import { ApiError } from "@/lib/api/errors";
 import { getConsole } from "@/lib/console/context";
+import { readOne } from "@/lib/console/pages";
 import { getDomain } from "@/lib/domains/service";
 
 export const metadata = { title: "Domain — svc console" };
@@ -20,15 +18,7 @@ export default async function DomainPage({ params }: { params: Promise<{ domainI
       </>
     );
   }
-  const id = z.uuid().safeParse((await params).domainId);
-  if (!id.success) notFound();
-  const domain = await getDomain(ctx.db, ctx.principal, id.data).then(
-    (r) => r.domain,
-    (err: unknown) => {
-      if (err instanceof ApiError && err.code === "resource_not_found") notFound();
-      throw err;
-    },
-  );
+  const { domain } = await readOne((await params).domainId, (id) => getDomain(ctx.db, ctx.principal, id));
   return (
     <>
       <p className="mb-2 text-sm">

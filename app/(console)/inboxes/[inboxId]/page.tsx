@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { CopyButton } from "@/components/console/copy-button";
 import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/console/messaging/inbox-forms";
-import { readOne } from "@/components/console/messaging/params";
+import { readOne } from "@/lib/console/pages";
 import { Badge, Card, Details, Mono, NoAccess, PageHeader, StatusBadge, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/service";

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { AttachmentList } from "@/components/console/messaging/attachments";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { MessageBody } from "@/components/console/messaging/message-body";
-import { readOne } from "@/components/console/messaging/params";
+import { readOne } from "@/lib/console/pages";
 import { Badge, Card, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time, type Tone } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/service";

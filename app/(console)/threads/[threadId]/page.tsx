@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { formatAddresses, subjectOf } from "@/components/console/messaging/format";
 import { MessageCard } from "@/components/console/messaging/message-card";
-import { readOne } from "@/components/console/messaging/params";
+import { readOne } from "@/lib/console/pages";
 import { ReplyForm } from "@/components/console/messaging/reply-form";
 import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";

@@ -1,11 +1,9 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { z } from "zod";
 import { DELIVERY_LOG_SIZE } from "@/components/console/config/limits";
 import { WebhookLive } from "@/components/console/config/webhooks";
 import { NoAccess, PageHeader } from "@/components/console/ui";
-import { ApiError } from "@/lib/api/errors";
 import { getConsole } from "@/lib/console/context";
+import { readOne } from "@/lib/console/pages";
 import { env } from "@/lib/env";
 import { EVENT_TYPES } from "@/lib/events/ledger";
 import { getWebhook, listDeliveries } from "@/lib/webhooks/service";
@@ -23,15 +21,10 @@ export default async function WebhookPage({ params }: { params: Promise<{ webhoo
       </>
     );
   }
-  const id = z.uuid().safeParse((await params).webhookId);
-  if (!id.success) notFound();
-  const initial = await Promise.all([getWebhook(ctx.db, ctx.principal, id.data), listDeliveries(ctx.db, ctx.principal, id.data, { limit: DELIVERY_LOG_SIZE })]).then(
-    ([{ webhook }, log]) => ({ webhook, deliveries: log.data, hasMore: log.pagination.hasMore }),
-    (err: unknown) => {
-      if (err instanceof ApiError && err.code === "resource_not_found") notFound();
-      throw err;
-    },
-  );
+  const initial = await readOne((await params).webhookId, async (id) => {
+    const [{ webhook }, log] = await Promise.all([getWebhook(ctx.db, ctx.principal, id), listDeliveries(ctx.db, ctx.principal, id, { limit: DELIVERY_LOG_SIZE })]);
+    return { webhook, deliveries: log.data, hasMore: log.pagination.hasMore };
+  });
   return (
     <>
       <p className="mb-2 text-sm">
