@@ -1,20 +1,12 @@
 "use client";
 
 import { magicLinkSignIn, passwordSignIn, signUp } from "@/app/(auth)/actions";
-import { Button, Field, FormError, formValues, useAction } from "./form";
+import { Button, Field, FormError, useActionForm } from "./form";
 
 export function PasswordSignInForm({ next }: { next: string }) {
-  const action = useAction(passwordSignIn, { refresh: false });
+  const action = useActionForm(passwordSignIn, { refresh: false, extra: () => ({ next }) });
   return (
-    <form
-      noValidate
-      aria-label="Sign in with password"
-      className="space-y-4"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.mutate({ ...formValues(e.currentTarget), next });
-      }}
-    >
+    <form {...action.formProps} aria-label="Sign in with password" className="space-y-4">
       <Field label="Email" name="email" type="email" autoComplete="email" required error={action.fieldError("email")} />
       <Field label="Password" name="password" type="password" autoComplete="current-password" required error={action.fieldError("password")} />
       <FormError failure={action.failure && !action.failure.param ? action.failure : null} />
@@ -26,17 +18,9 @@ export function PasswordSignInForm({ next }: { next: string }) {
 }
 
 export function MagicLinkForm({ next }: { next: string }) {
-  const action = useAction(magicLinkSignIn, { refresh: false });
+  const action = useActionForm(magicLinkSignIn, { refresh: false, extra: () => ({ next }) });
   return (
-    <form
-      noValidate
-      aria-label="Sign in with an email link"
-      className="space-y-4"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.mutate({ ...formValues(e.currentTarget), next });
-      }}
-    >
+    <form {...action.formProps} aria-label="Sign in with an email link" className="space-y-4">
       <Field label="Email" name="email" type="email" autoComplete="email" required error={action.fieldError("email")} hint="We email you a one-time sign-in link." />
       <FormError failure={action.failure && !action.failure.param ? action.failure : null} />
       <Button variant="secondary" pending={action.isPending} className="w-full">
@@ -47,17 +31,9 @@ export function MagicLinkForm({ next }: { next: string }) {
 }
 
 export function SignUpForm({ next, email }: { next: string; email?: string }) {
-  const action = useAction(signUp, { refresh: false });
+  const action = useActionForm(signUp, { refresh: false, extra: () => ({ next }) });
   return (
-    <form
-      noValidate
-      aria-label="Create account"
-      className="space-y-4"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.mutate({ ...formValues(e.currentTarget), next });
-      }}
-    >
+    <form {...action.formProps} aria-label="Create account" className="space-y-4">
       <Field label="Name" name="name" autoComplete="name" error={action.fieldError("name")} />
       <Field label="Email" name="email" type="email" autoComplete="email" required defaultValue={email} error={action.fieldError("email")} />
       <Field label="Password" name="password" type="password" autoComplete="new-password" required hint="At least 10 characters." error={action.fieldError("password")} />

@@ -2,21 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { createOrganizationAction } from "@/app/(console)/actions";
-import { Button, Field, FormError, formValues, useAction } from "./form";
+import { Button, Field, FormError, useActionForm } from "./form";
 
 export function CreateOrganizationForm() {
   const router = useRouter();
-  const action = useAction(createOrganizationAction, { onSuccess: () => router.push("/") });
+  const action = useActionForm(createOrganizationAction, { onSuccess: () => router.push("/") });
   return (
-    <form
-      noValidate
-      aria-label="Create organization"
-      className="space-y-4"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.mutate(formValues(e.currentTarget));
-      }}
-    >
+    <form {...action.formProps} aria-label="Create organization" className="space-y-4">
       <Field label="Organization name" name="name" required maxLength={80} error={action.fieldError("name")} />
       <FormError failure={action.failure && !action.failure.fields.name ? action.failure : null} />
       <Button pending={action.isPending} className="w-full">

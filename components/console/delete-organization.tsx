@@ -2,21 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { deleteOrganizationAction } from "@/app/(console)/settings/actions";
-import { Button, Field, FormError, formValues, useAction } from "./form";
+import { Button, Field, FormError, useActionForm } from "./form";
 
 export function DeleteOrganizationForm({ name }: { name: string }) {
   const router = useRouter();
-  const action = useAction(deleteOrganizationAction, { onSuccess: () => router.push("/") });
+  const action = useActionForm(deleteOrganizationAction, { onSuccess: () => router.push("/") });
   return (
-    <form
-      noValidate
-      aria-label="Delete organization"
-      className="space-y-3"
-      onSubmit={(e) => {
-        e.preventDefault();
-        action.mutate(formValues(e.currentTarget));
-      }}
-    >
+    <form {...action.formProps} aria-label="Delete organization" className="space-y-3">
       <Field label={`Type ${name} to confirm`} name="confirm" autoComplete="off" error={action.fieldError("confirm")} />
       <FormError failure={action.failure && !action.failure.fields.confirm ? action.failure : null} />
       <Button variant="danger" pending={action.isPending}>

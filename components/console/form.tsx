@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useContext, useId } from "react";
+import { type FormEvent, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useContext, useId, useRef } from "react";
 import type { ActionResult } from "@/lib/console/action";
 import { ORG_FIELD } from "@/lib/console/org-field";
 import { OrgContext } from "./org-context";
@@ -40,6 +40,27 @@ export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, 
   });
   const failure = mutation.error instanceof ActionFailure ? mutation.error.error : mutation.error ? { code: "network", message: "The request failed; check your connection and retry.", param: null, fields: {} } : null;
   return { ...mutation, failure, fieldError: (name: string) => failure?.fields[name] };
+}
+
+/** `useAction` for a form: spread `formProps` on the `<form>` to submit its `formValues` (plus `extra()`, which wins) and, with `reset`, clear it on success. */
+export function useActionForm<T>(
+  action: (input: Record<string, unknown>) => Promise<ActionResult<T>>,
+  options: { arrays?: string[]; reset?: boolean; onSuccess?: (data: T) => void; refresh?: boolean; extra?: () => Record<string, unknown> } = {},
+) {
+  const { arrays, reset = false, onSuccess, refresh, extra } = options;
+  const ref = useRef<HTMLFormElement>(null);
+  const mutation = useAction(action, {
+    refresh,
+    onSuccess: (data) => {
+      onSuccess?.(data);
+      if (reset) ref.current?.reset();
+    },
+  });
+  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    mutation.mutate({ ...formValues(e.currentTarget, arrays), ...extra?.() });
+  };
+  return { ...mutation, formProps: { ref, noValidate: true, onSubmit } };
 }
 
 /** Form values as an object: empty strings dropped, repeated names (checkboxes) as arrays. */

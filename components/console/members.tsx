@@ -1,8 +1,8 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/app/(console)/members/actions";
-import { Button, Field, FormError, formValues, Select, useAction } from "./form";
+import { Button, Field, FormError, Select, useAction, useActionForm } from "./form";
 import { Badge, Td, Time } from "./ui";
 
 interface MemberView {
@@ -94,24 +94,16 @@ export function InvitationRow({ invitation, canManage }: { invitation: { id: str
 
 /** Invite by email; the invitation is a real email with an accept link. */
 export function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
-  const form = useRef<HTMLFormElement>(null);
   const [sent, setSent] = useState<string | null>(null);
-  const invite = useAction(inviteAction, {
-    onSuccess: (inv) => {
-      setSent(inv.email);
-      form.current?.reset();
-    },
-  });
+  const invite = useActionForm(inviteAction, { reset: true, onSuccess: (inv) => setSent(inv.email) });
   return (
     <form
-      ref={form}
-      noValidate
+      {...invite.formProps}
       aria-label="Invite a member"
       className="grid gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
       onSubmit={(e) => {
-        e.preventDefault();
         setSent(null);
-        invite.mutate(formValues(e.currentTarget));
+        invite.formProps.onSubmit(e);
       }}
     >
       <Field label="Email" name="email" type="email" required error={invite.fieldError("email")} />

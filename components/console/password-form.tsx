@@ -1,29 +1,21 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { setPasswordAction } from "@/app/(console)/settings/actions";
-import { Button, Field, FormError, formValues, useAction } from "./form";
+import { Button, Field, FormError, useActionForm } from "./form";
 
 /** Set a first password (email-link accounts) or change the current one. */
 export function PasswordForm({ hasPassword }: { hasPassword: boolean }) {
-  const form = useRef<HTMLFormElement>(null);
   const [saved, setSaved] = useState(false);
-  const action = useAction(setPasswordAction, {
-    onSuccess: () => {
-      setSaved(true);
-      form.current?.reset();
-    },
-  });
+  const action = useActionForm(setPasswordAction, { reset: true, onSuccess: () => setSaved(true) });
   return (
     <form
-      ref={form}
-      noValidate
+      {...action.formProps}
       aria-label="Password"
       className="max-w-md space-y-3"
       onSubmit={(e) => {
-        e.preventDefault();
         setSaved(false);
-        action.mutate(formValues(e.currentTarget));
+        action.formProps.onSubmit(e);
       }}
     >
       {hasPassword ? null : (

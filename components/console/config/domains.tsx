@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/app/(console)/domains/actions";
 import type { Domain } from "@/lib/domains/service";
 import { CopyButton } from "../copy-button";
-import { Button, Field, FormError, formValues, useAction } from "../form";
+import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Details, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { LiveMessage } from "./shared";
 
@@ -13,17 +13,9 @@ const PURPOSE: Record<Domain["records"][number]["purpose"], string> = { mx: "MX"
 /** The "Add domain" form; on success it opens the new domain's DNS records. */
 export function AddDomainForm() {
   const router = useRouter();
-  const add = useAction(addDomainAction, { refresh: false, onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`) });
+  const add = useActionForm(addDomainAction, { refresh: false, onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`) });
   return (
-    <form
-      noValidate
-      aria-label="Add a domain"
-      className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-end"
-      onSubmit={(e) => {
-        e.preventDefault();
-        add.mutate(formValues(e.currentTarget));
-      }}
-    >
+    <form {...add.formProps} aria-label="Add a domain" className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-end">
       <Field label="Domain name" name="name" placeholder="agents.example.com" autoComplete="off" required error={add.fieldError("name")} hint="A domain or subdomain you control; you will publish four DNS records." />
       <Button pending={add.isPending}>Add domain</Button>
       <div className="sm:col-span-2">

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useId, useRef, useState } from "react";
+import { useId, useState } from "react";
 import {
   createWebhookAction,
   deleteWebhookAction,
@@ -15,7 +15,7 @@ import {
 } from "@/app/(console)/webhooks/actions";
 import type { ActionResult } from "@/lib/console/action";
 import { CopyButton } from "../copy-button";
-import { Button, Field, FormError, formValues, useAction } from "../form";
+import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Badge, Details, EmptyState, ErrorNotice, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { DELIVERY_LOG_SIZE, WEBHOOK_POLL_MS } from "./limits";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, LiveMessage, OnceSecret } from "./shared";
@@ -33,18 +33,19 @@ export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" 
 
 /** The create-webhook form (URL, events or all of them, label); shows the signing secret once. */
 export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[] }) {
-  const form = useRef<HTMLFormElement>(null);
   const uid = useId();
   const [all, setAll] = useState(true);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [secret, setSecret] = useState<string | null>(null);
-  const create = useAction(createWebhookAction, {
+  const create = useActionForm(createWebhookAction, {
+    reset: true,
     onSuccess: (result) => {
       setSecret(result.secret);
-      form.current?.reset();
       setAll(true);
       setSelected(new Set());
     },
+    // The event checkboxes are controlled and unnamed: the events sent come from their state.
+    extra: () => ({ events: all ? [...eventTypes] : [...selected] }),
   });
   const sent = all ? eventTypes : [...selected];
   const eventErrors = arrayFieldErrors(create.failure?.fields, "events", (i) => sent[i] ?? `Event ${i + 1}`);
@@ -59,15 +60,12 @@ export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[
     <div className="space-y-6">
       {secret ? <OnceSecret title="Signing secret of the new webhook" secret={secret} testId="new-webhook-secret" onDismiss={() => setSecret(null)} /> : null}
       <form
-        ref={form}
-        noValidate
+        {...create.formProps}
         aria-label="Create a webhook"
         className="space-y-5"
         onSubmit={(e) => {
-          e.preventDefault();
-          const values = formValues(e.currentTarget);
           setSecret(null);
-          create.mutate({ url: values.url, label: values.label, events: all ? [...eventTypes] : [...selected] });
+          create.formProps.onSubmit(e);
         }}
       >
         <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { createInboxAction } from "@/app/(console)/inboxes/actions";
 import { deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/app/(console)/inboxes/[inboxId]/actions";
-import { Button, Field, FormError, formValues, Select, TextArea, useAction } from "../form";
+import { Button, Field, FormError, formValues, Select, TextArea, useAction, useActionForm } from "../form";
 import { errorFor, formLevel } from "./errors";
 
 /** A domain the create form offers. */
@@ -26,25 +26,17 @@ export interface InboxSettings {
 
 /** Local part + domain picker (shared domain first and preselected) + optional display name. */
 export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
-  const form = useRef<HTMLFormElement>(null);
   const [created, setCreated] = useState<string | null>(null);
-  const create = useAction(createInboxAction, {
-    onSuccess: (inbox) => {
-      setCreated(inbox.address);
-      form.current?.reset();
-    },
-  });
+  const create = useActionForm(createInboxAction, { reset: true, onSuccess: (inbox) => setCreated(inbox.address) });
   const failure = create.failure;
   return (
     <form
-      ref={form}
-      noValidate
+      {...create.formProps}
       aria-label="Create an inbox"
       className="grid gap-4 md:grid-cols-[1fr_auto_14rem] md:items-start"
       onSubmit={(e) => {
-        e.preventDefault();
         setCreated(null);
-        create.mutate(formValues(e.currentTarget));
+        create.formProps.onSubmit(e);
       }}
     >
       <Field label="Local part" name="localPart" autoComplete="off" placeholder="support" required error={errorFor(failure, "localPart", "address")} />
