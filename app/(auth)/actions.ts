@@ -3,25 +3,18 @@
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { getDb } from "@/lib/console/database";
-import { type ActionResult, actionError } from "@/lib/console/action";
+import { type ActionResult, actionError, invalidInput } from "@/lib/console/action";
 import { magicLinkBody, registerUser, signInBody, signUpBody } from "@/lib/console/accounts";
 import { signIn } from "@/lib/console/auth";
 import { authThrottle } from "@/lib/console/throttle";
 import { safeNext } from "@/lib/console/redirects";
 
 
-function invalid(error: z.ZodError): ActionResult<never> {
-  const fields: Record<string, string> = {};
-  for (const issue of error.issues) fields[issue.path.map(String).join(".")] ??= issue.message;
-  const first = error.issues[0];
-  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first?.path.map(String).join(".") ?? null, fields } };
-}
-
 const next = { next: z.string().optional() };
 
 export async function passwordSignIn(input: unknown): Promise<ActionResult> {
   const parsed = signInBody.extend(next).safeParse(input);
-  if (!parsed.success) return invalid(parsed.error);
+  if (!parsed.success) return invalidInput(parsed.error);
   const throttled = await authThrottle("sign-in", parsed.data.email);
   if (throttled) return throttled;
   try {
@@ -35,7 +28,7 @@ export async function passwordSignIn(input: unknown): Promise<ActionResult> {
 
 export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
   const parsed = magicLinkBody.extend(next).safeParse(input);
-  if (!parsed.success) return invalid(parsed.error);
+  if (!parsed.success) return invalidInput(parsed.error);
   const throttled = await authThrottle("email-link", parsed.data.email);
   if (throttled) return throttled;
   try {
@@ -49,7 +42,7 @@ export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
 
 export async function signUp(input: unknown): Promise<ActionResult> {
   const parsed = signUpBody.extend(next).safeParse(input);
-  if (!parsed.success) return invalid(parsed.error);
+  if (!parsed.success) return invalidInput(parsed.error);
   const throttled = await authThrottle("sign-up", parsed.data.email);
   if (throttled) return throttled;
   try {

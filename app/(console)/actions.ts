@@ -2,7 +2,7 @@
 
 import { cookies } from "next/headers";
 import { z } from "zod";
-import { type ActionResult, actionError } from "@/lib/console/action";
+import { type ActionResult, actionError, invalidInput } from "@/lib/console/action";
 import { signOut } from "@/lib/console/auth";
 import { ORG_COOKIE, rememberOrganization, requireUser } from "@/lib/console/context";
 import { organizationCreateBody } from "@/lib/contracts/organizations";
@@ -28,10 +28,7 @@ export async function createOrganizationAction(input: unknown): Promise<ActionRe
   try {
     const { db, user } = await requireUser();
     const parsed = organizationCreateBody.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return { ok: false, error: { code: "invalid_request", message: issue?.message ?? "Invalid input.", param: "name", fields: { name: issue?.message ?? "Invalid." } } };
-    }
+    if (!parsed.success) return invalidInput(parsed.error);
     const { organization } = await newOrganization(db, { userId: user.id, email: user.email, actor: `user:${user.id}`, ip: null }, parsed.data);
     await rememberOrganization(organization.id);
     return { ok: true, data: { id: organization.id } };

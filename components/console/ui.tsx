@@ -100,12 +100,21 @@ export function StatusBadge({ status }: { status: string }) {
   return <Badge tone={tone}>{status.replace(/_/g, " ")}</Badge>;
 }
 
-export function NoAccess({ what }: { what: string }) {
-  return (
+/** The page a role may not open: its heading (when `title` is given) and the notice. */
+export function NoAccess({ what, title }: { what: string; title?: string }) {
+  const notice = (
     <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-6 py-10 text-center dark:border-amber-800 dark:bg-amber-950">
       <p className="text-base font-semibold">You don&apos;t have access to {what}</p>
       <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">Your role in this organization does not allow it. Ask an owner or admin.</p>
     </div>
+  );
+  return title ? (
+    <>
+      <PageHeader title={title} />
+      {notice}
+    </>
+  ) : (
+    notice
   );
 }
 

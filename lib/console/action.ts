@@ -22,6 +22,12 @@ function fieldErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string
   return out;
 }
 
+/** A failed zod parse as an action error: the first issue's message and path, every field's message. */
+export function invalidInput(error: z.ZodError): ActionResult<never> {
+  const first = error.issues[0];
+  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first ? first.path.map(String).join(".") : null, fields: fieldErrors(error.issues) } };
+}
+
 /** Splits the page's organization (added by the client's `useAction`) from the action's input. */
 function untag(input: unknown): { value: unknown; org: string | null } {
   if (!input || typeof input !== "object" || Array.isArray(input) || !(ORG_FIELD in input)) return { value: input, org: null };
@@ -60,11 +66,7 @@ export async function consoleAction<S extends z.ZodType, T>(
       return { ok: false, error: { code: "conflict", message: "You switched organization in another tab; reload this page before making changes.", param: null, fields: {} } };
     }
     const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const fields = fieldErrors(parsed.error.issues);
-      const first = parsed.error.issues[0];
-      return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first ? first.path.map(String).join(".") : null, fields } };
-    }
+    if (!parsed.success) return invalidInput(parsed.error);
     return { ok: true, data: await run(ctx, parsed.data) };
   } catch (err) {
     // redirect() and notFound() signal through exceptions Next must see.

@@ -16,12 +16,7 @@ function restriction(list: string[] | null, one: string, many: string, none: str
 export default async function ApiKeysPage() {
   const ctx = await getConsole();
   if (!ctx.can("keys:read")) {
-    return (
-      <>
-        <PageHeader title="API keys" />
-        <NoAccess what="API keys" />
-      </>
-    );
+    return <NoAccess title="API keys" what="API keys" />;
   }
   const canWrite = ctx.can("keys:write");
   const [{ apiKeys }, { inboxes }] = await Promise.all([listApiKeys(ctx.db, ctx.principal), canWrite ? listInboxes(ctx.db, ctx.principal) : Promise.resolve({ inboxes: [] })]);

@@ -10,12 +10,7 @@ export const metadata = { title: "Domains — svc console" };
 export default async function DomainsPage() {
   const ctx = await getConsole();
   if (!ctx.can("domains:read")) {
-    return (
-      <>
-        <PageHeader title="Domains" />
-        <NoAccess what="domains" />
-      </>
-    );
+    return <NoAccess title="Domains" what="domains" />;
   }
   const { domains } = await listDomains(ctx.db, ctx.principal);
   const canWrite = ctx.can("domains:write");

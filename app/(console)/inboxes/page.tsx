@@ -11,12 +11,7 @@ export const metadata = { title: "Inboxes — svc console" };
 export default async function InboxesPage() {
   const ctx = await getConsole();
   if (!ctx.can("inboxes:read")) {
-    return (
-      <>
-        <PageHeader title="Inboxes" />
-        <NoAccess what="inboxes" />
-      </>
-    );
+    return <NoAccess title="Inboxes" what="inboxes" />;
   }
   const canWrite = ctx.can("inboxes:write");
   const [{ inboxes }, domains] = await Promise.all([listInboxes(ctx.db, ctx.principal), canWrite ? usableDomains(ctx) : Promise.resolve([])]);

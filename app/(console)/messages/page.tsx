@@ -19,12 +19,7 @@ function filtersOf(sp: SearchParams) {
 export default async function MessagesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
-    return (
-      <>
-        <PageHeader title="Messages" />
-        <NoAccess what="messages" />
-      </>
-    );
+    return <NoAccess title="Messages" what="messages" />;
   }
   const sp = await searchParams;
   const filters = filtersOf(sp);

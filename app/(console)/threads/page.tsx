@@ -14,12 +14,7 @@ export const metadata = { title: "Threads — svc console" };
 export default async function ThreadsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
-    return (
-      <>
-        <PageHeader title="Threads" />
-        <NoAccess what="messages" />
-      </>
-    );
+    return <NoAccess title="Threads" what="messages" />;
   }
   const sp = await searchParams;
   const inboxId = param(sp, "inboxId");

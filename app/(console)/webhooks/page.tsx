@@ -11,12 +11,7 @@ export const metadata = { title: "Webhooks — svc console" };
 export default async function WebhooksPage() {
   const ctx = await getConsole();
   if (!ctx.can("webhooks:read")) {
-    return (
-      <>
-        <PageHeader title="Webhooks" />
-        <NoAccess what="webhooks" />
-      </>
-    );
+    return <NoAccess title="Webhooks" what="webhooks" />;
   }
   const { webhooks } = await listWebhooks(ctx.db, ctx.principal);
   const canWrite = ctx.can("webhooks:write");

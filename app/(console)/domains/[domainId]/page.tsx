@@ -11,12 +11,7 @@ export const metadata = { title: "Domain — svc console" };
 export default async function DomainPage({ params }: { params: Promise<{ domainId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("domains:read")) {
-    return (
-      <>
-        <PageHeader title="Domain" />
-        <NoAccess what="domains" />
-      </>
-    );
+    return <NoAccess title="Domain" what="domains" />;
   }
   const { domain } = await readOne((await params).domainId, (id) => getDomain(ctx.db, ctx.principal, id));
   return (

@@ -12,12 +12,7 @@ export const metadata = { title: "Inbox — svc console" };
 export default async function InboxPage({ params }: { params: Promise<{ inboxId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("inboxes:read")) {
-    return (
-      <>
-        <PageHeader title="Inbox" />
-        <NoAccess what="inboxes" />
-      </>
-    );
+    return <NoAccess title="Inbox" what="inboxes" />;
   }
   const { inboxId } = await params;
   const { inbox } = await readOne(inboxId, (id) => getInbox(ctx.db, ctx.principal, id));

@@ -29,12 +29,7 @@ const EVENT_TONES: Record<string, Tone> = { Delivery: "green", Bounce: "red", Co
 export default async function MessagePage({ params }: { params: Promise<{ messageId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
-    return (
-      <>
-        <PageHeader title="Message" />
-        <NoAccess what="messages" />
-      </>
-    );
+    return <NoAccess title="Message" what="messages" />;
   }
   const { messageId } = await params;
   const [{ message: m }, { events }] = await readOne(messageId, (id) => Promise.all([getMessage(ctx.db, ctx.principal, id), listMessageEvents(ctx.db, ctx.principal, id)]));

@@ -14,12 +14,7 @@ export const metadata = { title: "Conversation — svc console" };
 export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
-    return (
-      <>
-        <PageHeader title="Conversation" />
-        <NoAccess what="messages" />
-      </>
-    );
+    return <NoAccess title="Conversation" what="messages" />;
   }
   const { threadId } = await params;
   const { thread } = await readOne(threadId, (id) => getThread(ctx.db, ctx.principal, id));

@@ -14,12 +14,7 @@ export const metadata = { title: "Webhook — svc console" };
 export default async function WebhookPage({ params }: { params: Promise<{ webhookId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("webhooks:read")) {
-    return (
-      <>
-        <PageHeader title="Webhook" />
-        <NoAccess what="webhooks" />
-      </>
-    );
+    return <NoAccess title="Webhook" what="webhooks" />;
   }
   const initial = await readOne((await params).webhookId, async (id) => {
     const [{ webhook }, log] = await Promise.all([getWebhook(ctx.db, ctx.principal, id), listDeliveries(ctx.db, ctx.principal, id, { limit: DELIVERY_LOG_SIZE })]);
