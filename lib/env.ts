@@ -9,6 +9,15 @@ const boolish = z
   .enum(["1", "0", "true", "false", "yes", "no", ""])
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
+/** 32 key bytes from 64 hex characters or base64/base64url; null when it is neither. */
+export function decodeKey(value: string): Buffer | null {
+  const v = value.trim();
+  if (/^[0-9a-f]{64}$/i.test(v)) return Buffer.from(v, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(v)) return null;
+  const bytes = Buffer.from(v.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return bytes.length === 32 ? bytes : null;
+}
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** PostgreSQL connection string. Unset: embedded PGlite in PGLITE_DIR. */
@@ -103,6 +112,20 @@ const schema = z.object({
    * is generated on first start and kept in the database's system settings.
    */
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Key-encryption key for secrets kept at rest (agent and service signing keys): 32 bytes as 64 hex
+   * characters or base64/base64url. Unset: one is generated on first use and kept in the database's
+   * system settings (zero setup, but then a copy of the database alone opens the secrets).
+   */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
+  /** The previous SECRETS_KEY while secrets are being re-encrypted under a new one (decryption only). */
+  SECRETS_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
   /** Sender of the console's own mail (sign-in links, invitations). Unset: no-reply@<SHARED_DOMAIN>. */
   CONSOLE_MAIL_FROM: z.email().optional(),
   /** Who may create a console account: `open` (anyone) or `invite` (the first user, then invited addresses only). */

@@ -10,3 +10,4 @@ export * from "./messaging";
 export * from "./events";
 export * from "./webhooks";
 export * from "./console";
+export * from "./trust";
