@@ -43,8 +43,31 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
-  /** Where stored bytes (attachments) live: a directory (embedded default). */
+  /** Where stored bytes (attachments, bucket objects) live: `filesystem` (STORAGE_DIR, the embedded
+   * default) or `s3` (any S3-compatible service). Unset: `s3` when S3_BUCKET is set, else `filesystem`. */
+  STORAGE_BACKEND: z.enum(["filesystem", "s3"]).optional(),
+  /** Directory of the filesystem storage backend. */
   STORAGE_DIR: z.string().min(1).default(".data/storage"),
+  /** S3 storage: bucket, region, endpoint of an S3-compatible service (unset: AWS), path-style
+   * addressing, the endpoint put into presigned URLs when clients reach the service elsewhere, and
+   * static credentials (unset: the AWS SDK's default chain). */
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ENDPOINT: z.url().optional(),
+  S3_PUBLIC_ENDPOINT: z.url().optional(),
+  S3_FORCE_PATH_STYLE: boolish.default(false),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Stored bytes that no database row owns (a rolled-back transaction, an abandoned upload) are
+   * deleted by the hourly sweep once they are this old, seconds. */
+  STORAGE_ORPHAN_GRACE_SECONDS: z.coerce.number().int().min(60).default(3600),
+  /** Malware scanner: ClamAV's clamd at a Unix socket path (`/run/clamav/clamd.ctl`) or `host:port`.
+   * Unset: the built-in scanner (the EICAR test file and a SHA-256 block list). */
+  CLAMD_ADDRESS: z.string().min(1).optional(),
+  /** Time limit of one clamd scan, ms. */
+  CLAMD_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  /** Built-in scanner: an extra block list file, one `sha256[:size[:name]]` per line (ClamAV's .hsb format). */
+  SCANNER_BLOCKLIST_FILE: z.string().min(1).optional(),
   /** Outbound mail: `embedded` (local outbox with simulated outcomes) or `smtp` (SMTP_RELAY_URL). */
   MAIL_TRANSPORT: z.enum(["embedded", "smtp", "ses"]).default("embedded"),
   /** Amazon SES (MAIL_TRANSPORT=ses): region, optional configuration set (its event destination

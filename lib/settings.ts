@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { systemSettings } from "@/db/schema";
@@ -20,4 +21,9 @@ export async function settingOnce<T>(db: DbOrTx, key: string, make: () => T): Pr
   if (!row) throw new Error(`setting ${key} missing after insert`);
   cache.set(key, row.value);
   return row.value as T;
+}
+
+/** The deployment's secret for signed URLs (attachment downloads, storage uploads and downloads). */
+export async function urlSigningSecret(db: DbOrTx): Promise<Buffer> {
+  return Buffer.from(await settingOnce(db, "url_signing_secret", () => randomBytes(32).toString("hex")), "hex");
 }

@@ -1,11 +1,14 @@
 import { cron } from "inngest";
+import { getDb } from "@/db";
 import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
+import { sweepStoredBytes } from "@/lib/buckets/sweep";
 import { purgeOldWorkflowEvents } from "@/lib/workflows/runs";
 import { events, inngest } from "../client";
 
 /**
  * Hourly housekeeping: drops Idempotency-Keys past their retention and executor events past the
- * dedupe window. Each purge is its own step, so a retry never repeats a finished one.
+ * dedupe window, and collects stored bytes that no row owns (rolled-back writes, deleted rows).
+ * Each purge is its own step, so a retry never repeats a finished one.
  */
 export const housekeeping = inngest.createFunction(
   {
@@ -18,6 +21,7 @@ export const housekeeping = inngest.createFunction(
   async ({ step }) => {
     const idempotencyKeys = await step.run("purge-idempotency-keys", () => purgeExpiredIdempotencyKeys());
     const workflowEvents = await step.run("purge-workflow-events", () => purgeOldWorkflowEvents());
-    return { idempotencyKeys, workflowEvents };
+    const storage = await step.run("sweep-storage", async () => sweepStoredBytes(await getDb()));
+    return { idempotencyKeys, workflowEvents, storage };
   },
 );

@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments } from "@/db/schema";
 import { BinaryBody } from "@/lib/api/contract";
@@ -7,7 +7,8 @@ import { notFound } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { publicBaseUrl } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
-import { settingOnce } from "@/lib/settings";
+import type { StorageOwner } from "@/lib/providers/storage/sweep";
+import { urlSigningSecret } from "@/lib/settings";
 import { toAttachment } from "./read";
 
 type AttachmentRow = typeof attachments.$inferSelect;
@@ -32,10 +33,7 @@ export async function attachmentContent(db: DbOrTx, principal: Principal, attach
   return bytesOf(await findAttachment(db, principal, attachmentId));
 }
 
-/** The deployment's secret for signed URLs, generated once. */
-async function urlSecret(db: DbOrTx): Promise<Buffer> {
-  return Buffer.from(await settingOnce(db, "url_signing_secret", () => randomBytes(32).toString("hex")), "hex");
-}
+const urlSecret = urlSigningSecret;
 
 const signature = (secret: Buffer, id: string, expires: number) => createHmac("sha256", secret).update(`attachment:${id}:${expires}`).digest("base64url");
 
@@ -61,4 +59,19 @@ export async function signedAttachment(db: DbOrTx, attachmentId: string, expires
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
   const [a] = await db.select().from(attachments).where(eq(attachments.id, attachmentId));
   return a ? bytesOf(a) : null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** For the storage sweep: attachment bytes live at `attachments/<orgId>/<attachmentId>`. */
+export function attachmentStorageOwner(db: DbOrTx): StorageOwner {
+  return {
+    prefix: "attachments/",
+    async owned(keys) {
+      const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => UUID.test(id));
+      if (ids.length === 0) return new Set();
+      const rows = await db.select({ storageKey: attachments.storageKey }).from(attachments).where(inArray(attachments.id, ids));
+      return new Set(rows.map((r) => r.storageKey));
+    },
+  };
 }

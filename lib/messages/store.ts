@@ -83,7 +83,9 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
       .returning({ id: attachments.id });
     if (!att) throw new Error("attachment insert returned nothing");
     const key = `attachments/${row.orgId}/${att.id}`;
-    await storage().put(key, file.content);
+    // The bytes are written before the transaction commits; if it rolls back they belong to no
+    // row and the storage sweep collects them (lib/providers/storage/sweep.ts).
+    await storage().put(key, file.content, { contentType: file.contentType });
     await tx.update(attachments).set({ storageKey: key }).where(eq(attachments.id, att.id));
   }
   if (threadId) {
