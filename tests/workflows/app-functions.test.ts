@@ -28,7 +28,7 @@ test("the app registers its functions, with the housekeeping cron scheduled", as
   expect(fn?.nextCronAt?.getTime()).toBeGreaterThan(Date.now());
 });
 
-test("housekeeping purges idempotency keys past their retention, one step each", async () => {
+test("housekeeping purges idempotency keys past their retention and sweeps storage, one step each", async () => {
   const org = await newOrg();
   await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "old", scopes: ["keys:read"] }, headers: { "Idempotency-Key": "old-1" } });
   const db = await getDb();
@@ -36,6 +36,7 @@ test("housekeeping purges idempotency keys past their retention, one step each",
   await ingestEvents([{ name: "svc/housekeeping.requested", data: { reason: "test" } }]);
   const run = await waitForRun("svc-housekeeping", (r) => r.status === "completed");
   expect((run.output as { idempotencyKeys: number }).idempotencyKeys).toBeGreaterThanOrEqual(1);
-  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events"]);
+  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage"]);
+  expect((run.output as { storage: { deleted: number } }).storage).toMatchObject({ deleted: expect.any(Number) });
   expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
 });

@@ -1,15 +1,7 @@
 import type { Readable } from "node:stream";
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type * as S3Sdk from "@aws-sdk/client-s3";
+import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
+import type { getSignedUrl as GetSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { readAll } from "./filesystem";
 import {
   assertKey,
@@ -63,15 +55,21 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
     responseChecksumValidation: "WHEN_REQUIRED",
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
   };
-  const client = new S3Client({ ...base, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
-  const presigner =
-    opts.publicEndpoint && opts.publicEndpoint !== opts.endpoint ? new S3Client({ ...base, endpoint: opts.publicEndpoint }) : client;
+  // The SDK is loaded on first use, so processes that never touch S3 do not pay for it.
+  let loaded: Promise<{ sdk: typeof S3Sdk; getSignedUrl: typeof GetSignedUrl; client: S3Client; presigner: S3Client }> | undefined;
+  const load = () =>
+    (loaded ??= Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/s3-request-presigner")]).then(([sdk, { getSignedUrl }]) => {
+      const client = new sdk.S3Client({ ...base, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
+      const presigner = opts.publicEndpoint && opts.publicEndpoint !== opts.endpoint ? new sdk.S3Client({ ...base, endpoint: opts.publicEndpoint }) : client;
+      return { sdk, getSignedUrl, client, presigner };
+    }));
   const Bucket = opts.bucket;
 
   async function head(key: string): Promise<ObjectInfo | null> {
     assertKey(key);
+    const { sdk, client } = await load();
     try {
-      const out = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+      const out = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: key }));
       return { key, size: out.ContentLength ?? 0, contentType: out.ContentType ?? null, metadata: out.Metadata ?? {}, lastModified: out.LastModified ?? new Date(0) };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -81,8 +79,9 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
 
   async function open(key: string) {
     assertKey(key);
+    const { sdk, client } = await load();
     try {
-      const out = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
       if (!out.Body) throw new Error(`S3 returned no body for ${key}`);
       const info: ObjectInfo = {
         key,
@@ -111,8 +110,9 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
       } else {
         bytes = await readAll(body, putOpts.maxBytes);
       }
+      const { sdk, client } = await load();
       await client.send(
-        new PutObjectCommand({
+        new sdk.PutObjectCommand({
           Bucket,
           Key: key,
           Body: bytes,
@@ -137,28 +137,31 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
 
     async delete(key) {
       assertKey(key);
-      await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+      const { sdk, client } = await load();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key }));
     },
 
     async move(from, to) {
       assertKey(from);
       assertKey(to);
+      const { sdk, client } = await load();
       try {
-        await client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from}`, MetadataDirective: "COPY" }));
+        await client.send(new sdk.CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from}`, MetadataDirective: "COPY" }));
       } catch (err) {
         if (isMissing(err)) return false;
         throw err;
       }
-      await client.send(new DeleteObjectCommand({ Bucket, Key: from }));
+      await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: from }));
       return true;
     },
 
     list(prefix) {
       assertPrefix(prefix);
       return (async function* (): AsyncGenerator<ListedObject> {
+        const { sdk, client } = await load();
         let token: string | undefined;
         do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
+          const page = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
           for (const o of page.Contents ?? []) {
             if (o.Key) yield { key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };
           }
@@ -171,7 +174,8 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
       assertKey(target.key);
       checkExpiry(target.expiresInSeconds);
       const filename = encodeURIComponent(target.filename);
-      const command = new PutObjectCommand({
+      const { sdk, getSignedUrl, presigner } = await load();
+      const command = new sdk.PutObjectCommand({
         Bucket,
         Key: target.key,
         ContentType: target.contentType,
@@ -196,7 +200,8 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
     async presignGet(target) {
       assertKey(target.key);
       checkExpiry(target.expiresInSeconds);
-      const command = new GetObjectCommand({
+      const { sdk, getSignedUrl, presigner } = await load();
+      const command = new sdk.GetObjectCommand({
         Bucket,
         Key: target.key,
         ResponseContentDisposition: contentDisposition(target.disposition ?? "attachment", target.filename),
