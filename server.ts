@@ -22,12 +22,13 @@ if (process.env.PORT === "0") {
   await new Promise((resolve) => probe.close(resolve));
 }
 
-const { env, internalUrl, mailHost, pgliteDir } = await import("./lib/env");
+const { env, mailHost, pgliteDir } = await import("./lib/env");
 const { log, errorFields } = await import("./lib/log");
 const { closeDb, getDbHandle } = await import("./db");
 const { DataDirLockedError } = await import("./db/lock");
 const { resolveClientIp, stampClientIp } = await import("./lib/api/client-ip");
 const { startEmbeddedExecutor, stopEmbeddedExecutor } = await import("./lib/workflows/executor");
+const { serveUrl } = await import("./lib/workflows/config");
 const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver");
 const { startControlServer } = await import("./lib/runtime/control");
 const { default: next } = await import("next");
@@ -69,7 +70,7 @@ await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve))
 // Workflows: the embedded executor syncs the app's functions through its own serve endpoint and
 // starts its workers (unless Inngest itself is configured).
 try {
-  const executor = await startEmbeddedExecutor(`${internalUrl()}/api/inngest`);
+  const executor = await startEmbeddedExecutor(serveUrl());
   log.info(executor ? "embedded workflow executor started" : "workflows run on Inngest", { workers: executor ? env.WORKFLOW_WORKERS : 0 });
 } catch (err) {
   log.error("workflow executor failed to start", errorFields(err));

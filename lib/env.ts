@@ -111,6 +111,8 @@ const schema = z.object({
   INNGEST_DEV: z.string().min(1).optional(),
   INNGEST_SIGNING_KEY: z.string().regex(/^signkey-[a-z0-9]+-.+$/i, "must look like signkey-<env>-<key>").optional(),
   INNGEST_BASE_URL: z.url().optional(),
+  /** With Inngest: the origin Inngest reaches this app's serve endpoint at (default PUBLIC_BASE_URL, else INTERNAL_URL). */
+  INNGEST_SERVE_ORIGIN: z.url().optional(),
   /** How this process reaches its own HTTP server (the embedded executor calls the app's serve endpoint). */
   INTERNAL_URL: z.url().optional(),
   /** Runs the embedded executor works on at once, per process. */

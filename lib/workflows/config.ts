@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { env, inngestHosted, internalUrl } from "@/lib/env";
+import { env, inngestHosted, internalUrl, publicBaseUrl } from "@/lib/env";
 
 /**
  * Where workflows run and with which keys. Hosted (INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY):
@@ -45,4 +45,39 @@ export function hashedSigningKey(signingKey: string): string {
   const m = /^(signkey-[a-z0-9]+-)(.*)$/i.exec(signingKey);
   if (!m) return signingKey;
   return `${m[1]}${createHash("sha256").update(Buffer.from(m[2] ?? "", "hex")).digest("hex")}`;
+}
+
+/** Where the app's `serve()` endpoint lives (path fixed by app/api/inngest/route.ts). */
+export const SERVE_PATH = "/api/inngest";
+
+/**
+ * The URL the workflow server must call to run the app's functions, fixed from configuration and
+ * never taken from a request: embedded, this process's own `INTERNAL_URL`; with Inngest,
+ * `INNGEST_SERVE_ORIGIN` (else `PUBLIC_BASE_URL`, else `INTERNAL_URL`).
+ */
+export function serveUrl(): string {
+  const origin = inngestHosted() ? (env.INNGEST_SERVE_ORIGIN ?? publicBaseUrl()) : internalUrl();
+  return `${origin.replace(/\/$/, "")}${SERVE_PATH}`;
+}
+
+/**
+ * Options for `serve()` that close the sync to outsiders: the origin and path it registers are
+ * fixed (the SDK otherwise builds them from the request's Host header), and every request to the
+ * endpoint, the `PUT` sync included, must carry a valid `X-Inngest-Signature` (in cloud mode, which
+ * the embedded executor uses too; the Inngest dev server does not sign).
+ */
+export function serveOptions(url: string = serveUrl()): { serveOrigin: string; servePath: string; enableUnauthedSync: false } {
+  const u = new URL(url);
+  return { serveOrigin: u.origin, servePath: u.pathname, enableUnauthedSync: false };
+}
+
+/** Origin and path of a serve URL (what two serve URLs must share to be the same endpoint). */
+export function sameEndpoint(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname.replace(/\/$/, "") === y.pathname.replace(/\/$/, "");
+  } catch {
+    return false;
+  }
 }

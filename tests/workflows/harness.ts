@@ -5,11 +5,12 @@ import { Inngest, type InngestFunction } from "inngest";
 import { serve } from "inngest/next";
 import { getDb } from "@/db";
 import { wfRuns } from "@/db/schema";
-import { workflowKeys } from "@/lib/workflows/config";
+import { serveOptions, workflowKeys } from "@/lib/workflows/config";
+import { syncApp } from "@/lib/workflows/executor";
 import { Executor, type ExecutorOptions } from "@/lib/workflows/executor/executor";
-import { handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
+import { acceptRegistration, handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
 import { signBody } from "@/lib/workflows/executor/signing";
-import { type FnConfig, registerFunctions } from "@/lib/workflows/executor/store";
+import type { FnConfig } from "@/lib/workflows/executor/store";
 
 /**
  * A real HTTP server on loopback that serves test functions through the SDK's own `serve()`
@@ -33,6 +34,8 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 
 export interface Harness {
   origin: string;
+  /** The serve endpoint of this harness (what its executor calls and its functions register). */
+  serveUrl: string;
   client: Inngest;
   executor: Executor;
   /** Registers (replaces) the functions the harness serves and syncs them. */
@@ -61,7 +64,7 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
       } else if (path.startsWith("/e/")) {
         response = await handleEventApi(request, decodeURIComponent(path.slice(3)));
       } else if (path === "/fn/register") {
-        response = await handleRegister(request);
+        response = await handleRegister(request, `${origin}/api/inngest`);
       } else {
         response = new Response("not found", { status: 404 });
       }
@@ -84,19 +87,21 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
     baseUrl: `${origin}/`,
     logger: quiet,
   });
-  const opts: ExecutorOptions = { signingKey: keys.signingKey, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000, ...overrides };
+  const serveUrl = `${origin}/api/inngest`;
+  const opts: ExecutorOptions = { signingKey: keys.signingKey, serveUrl, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000, ...overrides };
   const harness: Harness = {
     origin,
+    serveUrl,
     client,
     executor: new Executor(opts),
     async serveFunctions(fns) {
-      handlers = serve({ client, functions: fns }) as unknown as typeof handlers;
-      const res = await fetch(`${origin}/api/inngest`, { method: "PUT" });
+      handlers = serve({ client, functions: fns, ...serveOptions(serveUrl) }) as unknown as typeof handlers;
+      const res = await syncApp(serveUrl, keys.signingKey);
       if (!res.ok) throw new Error(`sync failed: ${res.status} ${await res.text()}`);
     },
     async serveApp(appClient, fns) {
-      handlers = serve({ client: appClient, functions: fns }) as unknown as typeof handlers;
-      const url = `${origin}/api/inngest`;
+      handlers = serve({ client: appClient, functions: fns, ...serveOptions(serveUrl) }) as unknown as typeof handlers;
+      const url = serveUrl;
       const body = JSON.stringify({ url });
       const res = await fetch(url, {
         method: "PUT",
@@ -104,8 +109,9 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
         body,
       });
       if (!res.ok) throw new Error(`in-band sync failed: ${res.status} ${await res.text()}`);
-      const synced = (await res.json()) as { app_id: string; functions: FnConfig[] };
-      await registerFunctions({ url, appName: synced.app_id, functions: synced.functions });
+      const synced = (await res.json()) as { app_id: string; url: string; functions: FnConfig[] };
+      const accepted = await acceptRegistration({ url: synced.url, appName: synced.app_id, functions: synced.functions }, serveUrl);
+      if ("refused" in accepted) throw new Error(accepted.refused);
       return synced.functions.map((f) => f.id);
     },
     newExecutor() {

@@ -3,6 +3,7 @@ import { getDb } from "@/db";
 import { type WfStepRecord, type WfWait, wfRuns } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
 import { msUntil } from "./durations";
+import { registryGeneration, servedApps } from "./registry";
 import { notifyWork, waitForWork } from "./signal";
 import { canonicalJson, signBody } from "./signing";
 import {
@@ -10,7 +11,7 @@ import {
   FAILED_EVENT,
   fireDueCrons,
   type FunctionRow,
-  functionById,
+  functionsOfApps,
   ingestEvents,
   invokeFunction,
   nextDueAt,
@@ -29,6 +30,11 @@ import {
 export interface ExecutorOptions {
   /** Signs every call (`X-Inngest-Signature`) so the SDK accepts it. */
   signingKey: string | null;
+  /**
+   * This executor's own serve endpoint, from configuration: the only URL it ever calls, whatever
+   * URL a function was stored with. It drives runs of the apps registered for this URL only.
+   */
+  serveUrl: string;
   workers?: number;
   /** First retry delay; doubles per attempt, with jitter, capped at one hour. */
   retryBaseMs?: number;
@@ -104,6 +110,8 @@ export class Executor {
   private readonly opts: Required<Omit<ExecutorOptions, "signingKey">> & { signingKey: string | null };
   private controller: AbortController | null = null;
   private loops: Promise<void>[] = [];
+  /** Functions of the apps served at `serveUrl` (reloaded when a registration is accepted, and every minute). */
+  private functions: { generation: number; at: number; byId: Map<string, FunctionRow> } | null = null;
 
   constructor(options: ExecutorOptions) {
     this.opts = {
@@ -140,12 +148,13 @@ export class Executor {
     while (!signal.aborted) {
       try {
         if (index === 0) await fireDueCrons();
-        const run = await claimRun(this.opts.leaseMs);
+        const served = await this.servedFunctions();
+        const run = served.size > 0 ? await claimRun(this.opts.leaseMs, [...served.keys()]) : null;
         if (run) {
           await this.drive(run, signal);
           continue;
         }
-        const next = await nextDueAt();
+        const next = await nextDueAt([...served.keys()]);
         const idle = next ? Math.min(this.opts.pollMs, Math.max(5, next.getTime() - Date.now())) : this.opts.pollMs;
         await waitForWork(idle, signal);
       } catch (err) {
@@ -156,6 +165,16 @@ export class Executor {
     }
   }
 
+  /** The functions this executor may run, by id (cached; see `functions`). */
+  private async servedFunctions(): Promise<Map<string, FunctionRow>> {
+    const generation = registryGeneration();
+    const cached = this.functions;
+    if (cached && cached.generation === generation && Date.now() - cached.at < 60_000) return cached.byId;
+    const rows = await functionsOfApps(servedApps(this.opts.serveUrl));
+    this.functions = { generation, at: Date.now(), byId: new Map(rows.map((f) => [f.id, f])) };
+    return this.functions.byId;
+  }
+
   private backoff(attempt: number): number {
     const base = this.opts.retryBaseMs * 2 ** Math.max(0, attempt - 1);
     return Math.min(3_600_000, Math.round(base * (0.75 + Math.random() * 0.5)));
@@ -163,7 +182,7 @@ export class Executor {
 
   /** Drives one claimed run until it parks, ends, loses its lease or uses its call budget. */
   async drive(run: RunRow, signal?: AbortSignal): Promise<void> {
-    const fn = await functionById(run.functionId);
+    const fn = (await this.servedFunctions()).get(run.functionId) ?? null;
     const state: State = {
       steps: { ...run.steps },
       stack: [...run.stack],
@@ -347,7 +366,8 @@ export class Executor {
       },
     };
     const canonical = canonicalJson(body);
-    const url = new URL(fn.url);
+    // Always this executor's own endpoint: a URL stored with the function is never called.
+    const url = new URL(this.opts.serveUrl);
     url.searchParams.set("fnId", fn.id);
     url.searchParams.set("stepId", stepId);
     const headers: Record<string, string> = {

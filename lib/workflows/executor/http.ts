@@ -1,8 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { inngestHosted } from "@/lib/env";
-import { hashedSigningKey, workflowKeys } from "@/lib/workflows/config";
-import { ingestEvents, registerFunctions } from "./store";
+import { hashedSigningKey, sameEndpoint, serveUrl, workflowKeys } from "@/lib/workflows/config";
+import { recordServedApp } from "./registry";
+import { ingestEvents, type RegisterPayload, registerFunctions } from "./store";
 
 /**
  * The two Inngest server endpoints the SDK calls, served by the app itself in embedded mode:
@@ -52,12 +53,42 @@ const registerSchema = z.object({
   functions: z.array(z.object({ id: z.string().min(1) }).passthrough()),
 });
 
-export async function handleRegister(request: Request): Promise<Response> {
+/**
+ * Why a registration may not be stored, or null: the app's URL and every function's step URL must
+ * be this executor's own serve endpoint (origin and path), so nobody can point the executor at
+ * another host, even with the signing key.
+ */
+export function foreignUrlProblem(payload: RegisterPayload, ownServeUrl: string): string | null {
+  if (!sameEndpoint(payload.url, ownServeUrl)) return `The app URL ${payload.url} is not this executor's serve endpoint.`;
+  for (const fn of payload.functions) {
+    for (const step of Object.values(fn.steps ?? {})) {
+      const url = step.runtime?.url;
+      if (url !== undefined && !sameEndpoint(url, ownServeUrl)) return `Function ${fn.id} names a step URL that is not this executor's serve endpoint.`;
+    }
+  }
+  return null;
+}
+
+/** Stores a registration for `ownServeUrl` (refused when it names another endpoint). */
+export async function acceptRegistration(payload: RegisterPayload, ownServeUrl: string): Promise<{ modified: boolean } | { refused: string }> {
+  const problem = foreignUrlProblem(payload, ownServeUrl);
+  if (problem) return { refused: problem };
+  const result = await registerFunctions(payload);
+  recordServedApp(ownServeUrl, payload.appName);
+  return result;
+}
+
+/**
+ * `POST /fn/register`: the SDK's answer to a sync. Requires the hashed signing key as bearer token,
+ * and the app's own serve URL (`ownServeUrl`, from configuration) as the registered URL.
+ */
+export async function handleRegister(request: Request, ownServeUrl: string = serveUrl()): Promise<Response> {
   if (inngestHosted()) return disabled();
   const expected = `Bearer ${hashedSigningKey(workflowKeys().signingKey)}`;
   if (!safeEqual(request.headers.get("authorization") ?? "", expected)) return json(401, { error: "Unauthorized", status: 401 });
   const parsed = registerSchema.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return json(400, { error: parsed.error.issues[0]?.message ?? "invalid payload", status: 400 });
-  const { modified } = await registerFunctions(parsed.data);
-  return json(200, { ok: true, modified });
+  const result = await acceptRegistration(parsed.data, ownServeUrl);
+  if ("refused" in result) return json(403, { error: result.refused, status: 403 });
+  return json(200, { ok: true, modified: result.modified });
 }

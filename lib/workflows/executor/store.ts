@@ -290,7 +290,7 @@ const CLAIM_LOCK = 7_246_120;
  * whose worker's lease expired (a crashed process). Runs at their function's concurrency limit for
  * their key wait. `FOR UPDATE SKIP LOCKED` lets workers in several processes share the queue.
  */
-export async function claimRun(leaseMs: number): Promise<RunRow | null> {
+export async function claimRun(leaseMs: number, functionIds: string[]): Promise<RunRow | null> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
@@ -300,6 +300,7 @@ export async function claimRun(leaseMs: number): Promise<RunRow | null> {
       .from(wfRuns)
       .where(
         sql`${wfRuns.status} in ('queued', 'sleeping', 'waiting') and ${wfRuns.dueAt} <= now()
+          and ${inArray(wfRuns.functionId, functionIds)}
           and (${wfRuns.concurrencyLimit} is null or (
             select count(*) from wf_runs x
             where x.function_id = ${wfRuns.functionId}
@@ -315,7 +316,7 @@ export async function claimRun(leaseMs: number): Promise<RunRow | null> {
       : await tx
           .select({ id: wfRuns.id })
           .from(wfRuns)
-          .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`)))
+          .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`), inArray(wfRuns.functionId, functionIds)))
           .limit(1)
           .for("update", { skipLocked: true });
     const id = candidates[0]?.id;
@@ -334,19 +335,21 @@ export async function claimRun(leaseMs: number): Promise<RunRow | null> {
 }
 
 /** The soonest time a run becomes due (for idle workers' timers); null when nothing is scheduled. */
-export async function nextDueAt(): Promise<Date | null> {
+export async function nextDueAt(functionIds: string[]): Promise<Date | null> {
+  if (functionIds.length === 0) return null;
   const db = await getDb();
   const [row] = await db
     .select({ at: sql<Date | string | null>`min(${wfRuns.dueAt})` })
     .from(wfRuns)
-    .where(inArray(wfRuns.status, ["queued", "sleeping", "waiting"]));
+    .where(and(inArray(wfRuns.status, ["queued", "sleeping", "waiting"]), inArray(wfRuns.functionId, functionIds)));
   return row?.at ? new Date(row.at) : null;
 }
 
-export async function functionById(id: string): Promise<FunctionRow | null> {
+/** Every function (active or removed) of the given apps. */
+export async function functionsOfApps(appIds: string[]): Promise<FunctionRow[]> {
+  if (appIds.length === 0) return [];
   const db = await getDb();
-  const [fn] = await db.select().from(wfFunctions).where(eq(wfFunctions.id, id));
-  return fn ?? null;
+  return db.select().from(wfFunctions).where(inArray(wfFunctions.appId, appIds));
 }
 
 /**
