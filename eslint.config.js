@@ -22,21 +22,76 @@ export default tseslint.config(
     },
   },
   {
-    // Layering: route handlers and pages call services; they never touch the database layer.
+    // Layering: route handlers, pages and components go through the operation core (or lib/console),
+    // never the database layer; components never import server actions from app/ (they live in
+    // lib/console/actions/).
     files: ["app/**/*.ts", "app/**/*.tsx", "components/**/*.tsx", "components/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["@/db", "@/db/*", "**/db", "**/db/*"], message: "app/ and components/ call services in lib/, never db/." }] },
+        {
+          patterns: [
+            { group: ["@/db", "@/db/*", "**/db", "**/db/*"], message: "app/ and components/ call operations and services in lib/, never db/." },
+            { group: ["@/app/**/actions", "**/app/**/actions"], message: "Server actions live in lib/console/actions/; components never import app/." },
+          ],
+        },
       ],
     },
   },
   {
-    // Services never see HTTP.
+    // The operation core and the domain folders are transport-free: no Next.js, no Request/Response.
+    // The adapters (lib/http, lib/console, lib/mcp) and the workflow executor's HTTP side may.
     files: ["lib/**/*.ts"],
-    ignores: ["lib/api/**"],
+    ignores: [
+      "lib/http/**",
+      "lib/console/**",
+      "lib/mcp/**",
+      "lib/api/**",
+      "lib/workflows/executor/**",
+      // The signed-download route's HTTP side; it moves to lib/http with issue 10 #2 (attachment downloads).
+      "lib/messages/signed-download.ts",
+    ],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "next/server", message: "Services in lib/ never see HTTP types." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "next/server", message: "lib/core and the domains never see HTTP types; adapters (lib/http, lib/console) do." }],
+          patterns: [{ group: ["next", "next/*", "next-auth", "next-auth/*"], message: "lib/core and the domains are transport-free; adapters (lib/http, lib/console) use Next.js." }],
+        },
+      ],
+      "@typescript-eslint/no-restricted-types": [
+        "error",
+        {
+          types: {
+            Request: { message: "Operations take typed input, never a Request; the HTTP adapter (lib/http) reads requests." },
+            Response: { message: "Operations return data, never a Response; the HTTP adapter (lib/http) writes responses." },
+          },
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
+        { name: "Request", message: "The HTTP adapter (lib/http) reads requests." },
+        { name: "Response", message: "The HTTP adapter (lib/http) writes responses." },
+      ],
+    },
+  },
+  {
+    // A domain's contracts are client-safe: zod, the core, other contracts, and plain constants
+    // (scopes, IP syntax, the enum values that live beside their tables in db/schema).
+    files: ["lib/*/contracts.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|db/schema/[\\w-]+$)",
+              message: "contracts.ts may import only zod, lib/core/*, other contracts.ts and enum constants (services and db clients stay out).",
+            },
+            { group: ["next", "next/*", "next-auth", "next-auth/*"], message: "Contracts are transport-free." },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,5 +1,5 @@
 import type { Role } from "@/db/schema";
-import type { Permission } from "@/lib/console/roles";
+import type { Permission } from "@/lib/auth/roles";
 
 /** The role rules of the issue, as a table the roles test checks `can` against. */
 export const ConsoleRolesMatrix: [Role, Permission, boolean][] = [

@@ -5,7 +5,7 @@ import { getDb } from "@/db";
 import { wfRuns } from "@/db/schema";
 import { tailEvents } from "@/lib/console/events-tail";
 import { overview } from "@/lib/console/overview";
-import { consolePrincipal } from "@/lib/console/roles";
+import { consolePrincipal } from "@/lib/auth/roles";
 import { authSecret } from "@/lib/console/secret";
 import { addMember } from "@/lib/organizations/service";
 import { listWorkflowRuns } from "@/lib/workflows/runs";
@@ -50,22 +50,21 @@ describe("overview", () => {
 
 describe("event tail (console long-poll endpoint)", () => {
   test("needs a session and membership; returns the organization's events after the cursor", async () => {
-    const db = await getDb();
     const org = await newOrg();
     const stranger = await newOrg();
     const q = (params: Record<string, string>) => new URLSearchParams(params);
 
-    expect((await tailEvents(db, null, q({ wait: "0" }))).status).toBe(401);
-    expect((await tailEvents(db, "authjs.session-token=forged", q({ wait: "0" }))).status).toBe(401);
+    expect((await tailEvents(null, q({ wait: "0" }))).status).toBe(401);
+    expect((await tailEvents("authjs.session-token=forged", q({ wait: "0" }))).status).toBe(401);
     const cookie = await cookieFor(org.userId);
-    expect((await tailEvents(db, cookie, q({ wait: "0", org: stranger.orgId }))).status).toBe(403);
-    expect((await tailEvents(db, cookie, q({ wait: "0", bogus: "1" }))).status).toBe(400);
+    expect((await tailEvents(cookie, q({ wait: "0", org: stranger.orgId }))).status).toBe(403);
+    expect((await tailEvents(cookie, q({ wait: "0", bogus: "1" }))).status).toBe(400);
 
-    const first = await tailEvents(db, `${cookie}; svc_org=${org.orgId}`, q({ wait: "0" }));
+    const first = await tailEvents(`${cookie}; svc_org=${org.orgId}`, q({ wait: "0" }));
     expect(first.status).toBe(200);
     const inbox = await newInbox(org, "tail");
     const started = Date.now();
-    const waiting = tailEvents(db, `${cookie}; svc_org=${org.orgId}`, q({ wait: "10", ...("cursor" in first.body && first.body.cursor ? { cursor: first.body.cursor } : {}) }));
+    const waiting = tailEvents(`${cookie}; svc_org=${org.orgId}`, q({ wait: "10", ...("cursor" in first.body && first.body.cursor ? { cursor: first.body.cursor } : {}) }));
     await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: "tail@example.com", text: "wake up" } });
     const woke = await waiting;
     expect(woke.status).toBe(200);
@@ -75,7 +74,7 @@ describe("event tail (console long-poll endpoint)", () => {
 
     // A member of another organization never sees these events.
     const outsider = await cookieFor(stranger.userId);
-    const theirs = await tailEvents(db, `${outsider}; svc_org=${org.orgId}`, q({ wait: "0" }));
+    const theirs = await tailEvents(`${outsider}; svc_org=${org.orgId}`, q({ wait: "0" }));
     expect(theirs.status).toBe(200);
     expect("data" in theirs.body ? theirs.body.data.filter((e) => JSON.stringify(e).includes(inbox.id)) : []).toEqual([]);
   });
@@ -84,10 +83,10 @@ describe("event tail (console long-poll endpoint)", () => {
     const db = await getDb();
     const org = await newOrg();
     const member = await newOrg();
-    const before = await tailEvents(db, await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
+    const before = await tailEvents(await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
     expect(before.status).toBe(403);
     await addMember(db, org.orgId, member.userId, "member", { actor: "system:test", ip: null });
-    const after = await tailEvents(db, await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
+    const after = await tailEvents(await cookieFor(member.userId), new URLSearchParams({ wait: "0", org: org.orgId }));
     expect(after.status).toBe(200);
   });
 });

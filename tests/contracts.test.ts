@@ -1,40 +1,53 @@
 import { expect, test } from "vitest";
-import { CONTRACTS } from "@/lib/contracts";
-import { loadRoutes } from "./harness";
+import { compileRoutes } from "@/lib/http/routes";
+import { CONTRACTS, HTTP_OPERATIONS, OPERATIONS } from "@/lib/registry";
+import { call, loadRoutes } from "./harness";
 
-/** Every route handler serves a registered contract on its own path, and every live contract has a handler. */
-test("route handlers and contracts match one to one", async () => {
-  const routes = (await loadRoutes()).filter((r) => r.template.startsWith("/v1"));
-  const served = new Map<string, string>();
-  for (const r of routes) {
-    for (const [method, handler] of Object.entries(r.handlers)) {
-      expect(typeof handler, `${r.file} ${method}`).toBe("function");
-      const ops = handler.operations as readonly { contract: { id: string; path: string; method: string } }[] | undefined;
-      expect(ops, `${r.file} exports ${method} without the kernel's route()`).toBeDefined();
-      for (const op of ops ?? []) {
-        expect(CONTRACTS, `${op.contract.id} is not in the registry`).toContain(op.contract);
-        expect(op.contract.path, `${r.file} serves ${op.contract.id} on the wrong path`).toBe(r.template);
-        expect(op.contract.method).toBe(method);
-        served.set(op.contract.id, r.file);
-      }
-    }
-  }
-  const missing = CONTRACTS.filter((c) => c.status === "live" && !served.has(c.id)).map((c) => `${c.method} ${c.path}`);
-  expect(missing, "live contracts without a route handler").toEqual([]);
+const sampleUrl = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "provider" ? "ses" : "01930000-0000-7000-8000-000000000000"));
+
+test("the only /v1 route file is the dispatcher's catch-all", async () => {
+  const v1 = (await loadRoutes()).filter((r) => r.template.startsWith("/v1"));
+  expect(v1.map((r) => r.template)).toEqual(["/v1/{...path}"]);
+  for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(v1[0]?.handlers[m], `the catch-all lacks ${m}`).toBeTypeOf("function");
 });
 
-test("operation ids and method+path pairs are unique", () => {
+test("every live HTTP operation is reachable through the route table, on its own method and path", () => {
+  const routes = compileRoutes(HTTP_OPERATIONS);
+  for (const op of HTTP_OPERATIONS.filter((o) => o.contract.status === "live")) {
+    const found = routes.match(sampleUrl(op.contract.path).split("/").slice(1));
+    expect(found, `${op.id}: ${op.contract.path} has no route`).not.toBeNull();
+    expect(found?.entry.byMethod.get(op.contract.method), `${op.id} is not what ${op.contract.method} ${op.contract.path} serves`).toBe(op);
+  }
+});
+
+test("every live HTTP operation answers through the app's route module (not 404 'No operation', not 405)", async () => {
+  for (const op of HTTP_OPERATIONS.filter((o) => o.contract.status === "live")) {
+    const res = await call(op.contract.method, sampleUrl(op.contract.path));
+    expect(res.status, `${op.id}`).not.toBe(405);
+    expect(String(res.body?.error?.message ?? ""), op.id).not.toMatch(/^No operation/);
+    expect(res.headers.get("x-request-id"), op.id).toMatch(/^req_/);
+  }
+}, 120_000);
+
+test("console-only operations are not on the HTTP API", async () => {
+  const hidden = OPERATIONS.filter((op) => !op.surfaces.http);
+  expect(hidden.map((op) => op.id)).toEqual(expect.arrayContaining(["deleteOrganization", "setPassword", "replyInThread"]));
+  const routes = compileRoutes(HTTP_OPERATIONS);
+  for (const op of hidden) expect(routes.match(sampleUrl(op.contract.path).split("/").slice(1))?.entry.byMethod.get(op.contract.method)).toBeUndefined();
+});
+
+test("operation ids are unique, and so are method+path pairs of HTTP operations", () => {
   const ids = CONTRACTS.map((c) => c.id);
   expect(new Set(ids).size).toBe(ids.length);
-  const keys = CONTRACTS.map((c) => `${c.method} ${c.path}`);
+  const keys = HTTP_OPERATIONS.map((op) => `${op.contract.method} ${op.contract.path}`);
   expect(new Set(keys).size).toBe(keys.length);
 });
 
-test("every /v1 route file is a kernel route (or the catch-all)", async () => {
-  const routes = await loadRoutes();
-  const v1 = routes.filter((r) => r.template.startsWith("/v1"));
-  expect(v1.length).toBeGreaterThan(5);
-  for (const r of v1) {
-    for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(r.handlers[m], `${r.file} lacks ${m}`).toBeTypeOf("function");
-  }
+test("the OpenAPI document's operations are exactly the registry's HTTP operations", async () => {
+  const doc = (await call("GET", "/v1/openapi.json")).body;
+  const documented = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+  );
+  const registered = HTTP_OPERATIONS.map((op) => `${op.contract.method} ${op.contract.path} ${op.id}`);
+  expect(documented.sort()).toEqual(registered.sort());
 });

@@ -2,14 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/db";
-import { CLIENT_IP_HEADER, SERVER_TOKEN_HEADER, serverToken } from "@/lib/api/client-ip";
-import type { RouteHandler } from "@/lib/api/kernel";
+import { CLIENT_IP_HEADER, SERVER_TOKEN_HEADER, serverToken } from "@/lib/http/client-ip";
 import { bootstrap } from "@/lib/organizations/bootstrap";
 
 /**
- * Integration harness: dispatches requests to the real route modules under app/ in-process (the
- * same handlers Next.js serves), with the client address stamped as the server would stamp it.
+ * Integration harness: sends requests through the real route modules under app/ in-process (the
+ * same handlers Next.js serves: every /v1 request goes through `app/v1/[...path]/route.ts`, the
+ * HTTP adapter's dispatcher), with the client address stamped as the server would stamp it.
  */
+export type RouteHandler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 const APP_DIR = path.resolve(__dirname, "..", "app");
 
 export interface RouteModule {
@@ -48,6 +49,15 @@ function specificity(template: string): number {
   return template.split("/").reduce((n, s) => n * 4 + (s.startsWith("{...") ? 0 : s.startsWith("{") ? 1 : 2), 0) * 100 + template.split("/").length;
 }
 
+/** Like Next's router: a segment that does not decode is passed on as it came (the app answers it). */
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 function match(template: string, pathname: string): Record<string, string | string[]> | null {
   const t = template.split("/").slice(1);
   const p = pathname.split("/").slice(1);
@@ -56,12 +66,12 @@ function match(template: string, pathname: string): Record<string, string | stri
     const seg = t[i] ?? "";
     if (seg.startsWith("{...")) {
       if (p.length <= i) return null;
-      params[seg.slice(4, -1)] = p.slice(i).map(decodeURIComponent);
+      params[seg.slice(4, -1)] = p.slice(i).map(decodeSegment);
       return params;
     }
     const actual = p[i];
     if (actual === undefined) return null;
-    if (seg.startsWith("{")) params[seg.slice(1, -1)] = decodeURIComponent(actual);
+    if (seg.startsWith("{")) params[seg.slice(1, -1)] = decodeSegment(actual);
     else if (seg !== actual) return null;
   }
   return t.length === p.length ? params : null;
@@ -82,7 +92,8 @@ export interface CallResult<T = any> {
   body: T;
 }
 
-export async function call<T = any>(method: string, url: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+/** The raw Response of a request through the app's route modules. */
+export async function callRaw(method: string, url: string, opts: CallOptions = {}): Promise<Response> {
   const full = new URL(url, "http://localhost");
   const routes = await loadRoutes();
   let found: { mod: RouteModule; params: Record<string, string | string[]> } | undefined;
@@ -108,7 +119,11 @@ export async function call<T = any>(method: string, url: string, opts: CallOptio
     body = JSON.stringify(opts.body);
     headers.set("content-type", "application/json");
   }
-  const response = await handler(new Request(full, { method, headers, body }), { params: Promise.resolve(found.params) });
+  return handler(new Request(full, { method, headers, body }), { params: Promise.resolve(found.params) });
+}
+
+export async function call<T = any>(method: string, url: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+  const response = await callRaw(method, url, opts);
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T };
 }

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
 import { apiKeys, auditLogs, idempotencyKeys } from "@/db/schema";
-import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
+import { purgeExpiredIdempotencyKeys } from "@/lib/core/idempotency";
 import { call, newOrg } from "./harness";
 
 async function keyCount(orgId: string, name: string): Promise<number> {

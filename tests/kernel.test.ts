@@ -1,10 +1,11 @@
 import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
-import { defineContract } from "@/lib/api/contract";
-import { resolveClientIp } from "@/lib/api/client-ip";
-import { handle, route } from "@/lib/api/kernel";
-import { consume, rateLimitHeaders } from "@/lib/api/rate-limit";
-import { zodIssueToError } from "@/lib/api/zod-errors";
+import { defineContract } from "@/lib/core/contract";
+import { issueToError as zodIssueToError } from "@/lib/core/issues";
+import { defineOperation } from "@/lib/core/operation";
+import { resolveClientIp } from "@/lib/http/client-ip";
+import { createDispatcher } from "@/lib/http/dispatch";
+import { consume, rateLimitHeaders } from "@/lib/http/rate-limit";
 import { ipAllowed } from "@/lib/auth/ip";
 import { call, newOrg } from "./harness";
 
@@ -89,9 +90,9 @@ describe("error envelope", () => {
   /** Calls a throwaway public GET operation whose handler returns `result`, capturing error logs. */
   async function callTestOperation(response: z.ZodType, result: () => Promise<unknown>) {
     const contract = defineContract({ id: "test", method: "GET", path: "/v1/test", access: "public", tag: "Test", summary: "test", response });
-    const { GET } = route(handle(contract, result as () => Promise<never>));
+    const dispatch = createDispatcher([defineOperation(contract, result as () => Promise<never>)]);
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const res = await GET(new Request("http://localhost/v1/test"), { params: Promise.resolve({}) });
+    const res = await dispatch(new Request("http://localhost/v1/test"));
     const lines = logged.mock.calls.map((c) => String(c[0]));
     logged.mockRestore();
     return { res, lines };

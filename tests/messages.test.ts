@@ -255,10 +255,9 @@ test("attachment bytes download with a key, and through a signed URL until it ex
   const sent = await send(org, { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "r é.csv", contentType: "text/csv", contentBase64: Buffer.from("a,b\n1,2\n").toString("base64") }] });
   const att = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message.attachments[0];
 
-  const { loadRoutes } = await import("./harness");
+  const { callRaw, loadRoutes } = await import("./harness");
   const routes = await loadRoutes();
-  const content = routes.find((r) => r.template === "/v1/attachments/{attachmentId}/content");
-  const res = await content?.handlers.GET?.(new Request(`http://localhost/v1/attachments/${att.id}/content`, { headers: { authorization: `Bearer ${org.secret}`, "x-svc-client-ip": "127.0.0.1", "x-svc-server-token": (await import("@/lib/api/client-ip")).serverToken() } }), { params: Promise.resolve({ attachmentId: att.id }) });
+  const res = await callRaw("GET", `/v1/attachments/${att.id}/content`, { key: org.secret });
   expect(res?.status).toBe(200);
   expect(res?.headers.get("content-type")).toBe("text/csv");
   expect(res?.headers.get("content-disposition")).toContain("r%20%C3%A9.csv");

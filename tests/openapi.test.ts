@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { expect, test } from "vitest";
-import { CONTRACTS } from "@/lib/contracts";
+import { HTTP_CONTRACTS as CONTRACTS } from "@/lib/registry";
 import { call } from "./harness";
 
 test("GET /v1/openapi.json is a valid OpenAPI 3.1 document generated from the contracts", async () => {

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
 import { domains } from "@/db/schema";
-import { SYSTEM_ACTOR } from "@/lib/audit/service";
+import { SYSTEM_ACTOR } from "@/lib/core/audit";
 import { env } from "@/lib/env";
 import { bootstrap } from "@/lib/organizations/bootstrap";
 import { addMember, changeMemberRole, findOrCreateUser, listOrganizationsForUser, removeMember, roleOf } from "@/lib/organizations/service";

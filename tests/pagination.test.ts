@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
-import { recordAudit } from "@/lib/audit/service";
+import { recordAudit } from "@/lib/core/audit";
 import { call, newOrg } from "./harness";
 
 async function addAuditRows(orgId: string, n: number, tag: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import type { Contract } from "@/lib/api/contract";
+import type { Contract } from "@/lib/core/contract";
 import { BUNDLES, SCOPES, type Scope } from "@/lib/auth/scopes";
-import { CONTRACTS } from "@/lib/contracts";
+import { HTTP_CONTRACTS as CONTRACTS } from "@/lib/registry";
 import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 
 /**

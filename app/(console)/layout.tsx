@@ -4,8 +4,8 @@ import { OrgProvider } from "@/components/console/org-context";
 import { OrgSwitcher } from "@/components/console/org-switcher";
 import { Providers } from "@/components/console/providers";
 import { getConsole } from "@/lib/console/context";
-import type { Permission } from "@/lib/console/roles";
-import { signOutAction } from "./actions";
+import type { Permission } from "@/lib/auth/roles";
+import { signOutAction } from "@/lib/console/actions/organizations";
 
 const NAV: (NavItem & { needs: Permission })[] = [
   { href: "/", label: "Overview", needs: "messages:read" },

@@ -2,7 +2,8 @@ import Link from "next/link";
 import { MessagesPerDayChart, OutcomesChart, Stat } from "@/components/console/observe/overview-charts";
 import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { CHART_DAYS, overview, WINDOW_DAYS } from "@/lib/console/overview";
+import { CHART_DAYS, WINDOW_DAYS } from "@/lib/console/overview";
+import { overview } from "@/lib/console/reads";
 
 export const metadata = { title: "Overview — svc console" };
 
@@ -12,7 +13,7 @@ const dash = <span className="text-zinc-600 dark:text-zinc-400">—</span>;
 export default async function OverviewPage() {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) return <NoAccess what="the overview" />;
-  const data = await overview(ctx.db, ctx.principal);
+  const data = await overview(ctx);
   const { counts } = data;
   const fresh = (counts.inboxes ?? 0) === 0 && data.messages.inbound + data.messages.outbound === 0;
   return (

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { acceptInvitationAction } from "@/app/(auth)/invitations/actions";
+import { acceptInvitationAction } from "@/lib/console/actions/organizations";
 import { Button, FormError, useAction } from "./form";
 
 export function AcceptInvitationButton({ token }: { token: string }) {

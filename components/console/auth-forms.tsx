@@ -1,6 +1,6 @@
 "use client";
 
-import { magicLinkSignIn, passwordSignIn, signUp } from "@/app/(auth)/actions";
+import { magicLinkSignIn, passwordSignIn, signUp } from "@/lib/console/actions/sign-in";
 import { Button, Field, FormError, useActionForm } from "./form";
 
 export function PasswordSignInForm({ next }: { next: string }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { createOrganizationAction } from "@/app/(console)/actions";
+import { createOrganizationAction } from "@/lib/console/actions/organizations";
 import { Button, Field, FormError, useActionForm } from "./form";
 
 export function CreateOrganizationForm() {

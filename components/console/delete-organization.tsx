@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { deleteOrganizationAction } from "@/app/(console)/settings/actions";
+import { deleteOrganizationAction } from "@/lib/console/actions/settings";
 import { Button, Field, FormError, useActionForm } from "./form";
 
 export function DeleteOrganizationForm({ name }: { name: string }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/app/(console)/members/actions";
+import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/lib/console/actions/members";
 import { Button, Field, FormError, Select, useAction, useActionForm } from "./form";
 import { Badge, Td, Time } from "./ui";
 

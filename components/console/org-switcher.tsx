@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { switchOrganization } from "@/app/(console)/actions";
+import { switchOrganization } from "@/lib/console/actions/organizations";
 import { useAction } from "./form";
 
 /** Lists the user's organizations; choosing one switches the whole console to it. */

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { setPasswordAction } from "@/app/(console)/settings/actions";
+import { setPasswordAction } from "@/lib/console/actions/settings";
 import { Button, Field, FormError, useActionForm } from "./form";
 
 /** Set a first password (email-link accounts) or change the current one. */

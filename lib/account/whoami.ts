@@ -1,8 +1,8 @@
 import type { DbOrTx } from "@/db";
 import { countActiveApiKeys } from "@/lib/api-keys/service";
-import { used } from "@/lib/api/rate-limit";
+import { used } from "@/lib/http/rate-limit";
 import type { Principal } from "@/lib/auth/principal";
-import type { Whoami } from "@/lib/contracts/account";
+import type { Whoami } from "@/lib/account/contracts";
 import { env } from "@/lib/env";
 import { listOrganizationsForUser } from "@/lib/organizations/service";
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb } from "@/db";
 import { apiKeys } from "@/db/schema";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/core/errors";
 import { expandScopes } from "@/lib/auth/scopes";
 import type { Principal } from "@/lib/auth/principal";
 import { ipAllowed } from "@/lib/auth/ip";

@@ -1,11 +1,11 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { apiKeys } from "@/db/schema";
-import { invalidRequest, notFound } from "@/lib/api/errors";
-import { type AuditActor, recordAudit } from "@/lib/audit/service";
+import { invalidRequest, notFound } from "@/lib/core/errors";
+import { type AuditActor, noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 import { expandScopes, isSubset, type Scope } from "@/lib/auth/scopes";
-import type { ApiKey, CreateApiKeyInput, UpdateApiKeyInput } from "@/lib/contracts/api-keys";
+import type { ApiKey, CreateApiKeyInput, UpdateApiKeyInput } from "@/lib/api-keys/contracts";
 import { generateSecret, hashSecret, type KeyEnvironment, secretPrefix } from "./secrets";
 
 type Row = typeof apiKeys.$inferSelect;
@@ -139,7 +139,11 @@ export async function revokeApiKey(db: DbOrTx, principal: Principal, keyId: stri
       .set({ status: "revoked", revokedAt: sql`now()` })
       .where(and(eq(apiKeys.orgId, principal.orgId), eq(apiKeys.id, keyId), eq(apiKeys.status, "active")))
       .returning();
-    if (!revoked) return { apiKey: toApiKey(await findKey(tx, principal, keyId)) };
+    if (!revoked) {
+      const existing = await findKey(tx, principal, keyId);
+      noAuditNeeded("the key was already revoked");
+      return { apiKey: toApiKey(existing) };
+    }
     await recordAudit(tx, principal, {
       orgId: principal.orgId,
       action: "api_key.revoked",

@@ -2,35 +2,7 @@ import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { auditLogs } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
-import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
-
-export interface AuditActor {
-  actor: string;
-  ip: string | null;
-}
-
-export interface AuditEntry {
-  orgId: string;
-  action: string;
-  resourceType?: string | null;
-  resourceId?: string | null;
-  metadata?: Record<string, unknown> | null;
-}
-
-/** Appends an audit row. Call it with the transaction that makes the change it records. */
-export async function recordAudit(tx: DbOrTx, who: AuditActor, entry: AuditEntry): Promise<void> {
-  await tx.insert(auditLogs).values({
-    orgId: entry.orgId,
-    action: entry.action,
-    resourceType: entry.resourceType ?? null,
-    resourceId: entry.resourceId ?? null,
-    metadata: entry.metadata ?? null,
-    actor: who.actor,
-    ip: who.ip,
-  });
-}
-
-export const SYSTEM_ACTOR = (name: string): AuditActor => ({ actor: `system:${name}`, ip: null });
+import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 
 export interface ListAuditLogsInput {
   limit: number;

@@ -1,31 +1,46 @@
 import type { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/core/errors";
+import { fieldErrors } from "@/lib/core/issues";
+import type { AnyOperation, OperationOutput } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
-import { type ConsoleContext, getConsole } from "./context";
+import { type ConsoleContext, getConsole, requireUser, type SignedInUser } from "./context";
 import { ORG_FIELD } from "./org-field";
-import type { Permission } from "./roles";
 
 /**
- * What every console server action returns: data, or the API's error fields plus per-field
- * messages for the form (keys are the zod path, e.g. `to` or `allowedIps.1`).
+ * The console adapter of the operation core: a server action names an operation and passes the
+ * form's values; `runAction` resolves the signed-in user and organization, refuses a page of
+ * another organization, splits the values into path parameters and body, and calls `invoke` with
+ * the user actor (access, parsing, audit and errors are the API's own). Field errors come back
+ * keyed like the API's `param` (`name`, `allowedIps[1]`), from `lib/core/issues.ts`.
  */
 export type ActionResult<T = null> =
   | { ok: true; data: T }
   | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string> } };
 
-function fieldErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const issue of issues) {
-    const key = issue.path.map(String).join(".") || "_";
-    out[key] ??= issue.message;
-  }
-  return out;
-}
-
 /** A failed zod parse as an action error: the first issue's message and path, every field's message. */
 export function invalidInput(error: z.ZodError): ActionResult<never> {
+  const fields = fieldErrors(error.issues);
   const first = error.issues[0];
-  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: first ? first.path.map(String).join(".") : null, fields: fieldErrors(error.issues) } };
+  const param = Object.keys(fields)[0] ?? null;
+  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: param === "_" ? null : param, fields } };
+}
+
+/** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
+export function actionError(err: unknown): ActionResult<never> {
+  if (err instanceof ApiError) {
+    // A validation failure shows the schema's own sentence ("Enter a valid email address.") on the form.
+    const fields = err.fields ?? (err.param ? { [err.param]: err.message } : {});
+    const message = err.fields ? (Object.values(err.fields)[0] ?? err.message) : err.message;
+    return { ok: false, error: { code: err.code, message, param: err.param, fields } };
+  }
+  const reference = `act_${Date.now().toString(36)}`;
+  log.error("console action failed", { reference, ...errorFields(err) });
+  return { ok: false, error: { code: "internal_error", message: `Something went wrong. Reference: ${reference}.`, param: null, fields: {} } };
+}
+
+/** redirect() and notFound() signal through exceptions Next must see. */
+function isNextSignal(err: unknown): boolean {
+  return Boolean(err && typeof err === "object" && "digest" in err && typeof err.digest === "string" && err.digest.startsWith("NEXT_"));
 }
 
 /** Splits the page's organization (added by the client's `useAction`) from the action's input. */
@@ -35,42 +50,56 @@ function untag(input: unknown): { value: unknown; org: string | null } {
   return { value, org: typeof org === "string" ? org : null };
 }
 
-/** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
-export function actionError(err: unknown): ActionResult<never> {
-  if (err instanceof ApiError) {
-    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields: err.param ? { [err.param]: err.message } : {} } };
+/**
+ * Flat form values → the operation's input: the contract's path parameters are taken out by name
+ * (`orgId` defaults to the console's organization), the rest is the body (or the query of a read).
+ */
+export function splitInput(op: AnyOperation, value: unknown, orgId: string | null): { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } {
+  const c = op.contract;
+  const names = c.params ? Object.keys(c.params.shape) : [];
+  const rest: Record<string, unknown> = value && typeof value === "object" && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const params: Record<string, unknown> = {};
+  for (const name of names) {
+    if (name in rest) {
+      params[name] = rest[name];
+      delete rest[name];
+    } else if (name === "orgId" && orgId) params[name] = orgId;
   }
-  const reference = `act_${Date.now().toString(36)}`;
-  log.error("console action failed", { reference, ...errorFields(err) });
-  return { ok: false, error: { code: "internal_error", message: `Something went wrong. Reference: ${reference}.`, param: null, fields: {} } };
+  if (c.body) return { params, body: rest };
+  if (c.query) return { params, query: rest };
+  return { params, body: Object.keys(rest).length > 0 ? rest : undefined };
 }
 
-/**
- * The one wrapper of console mutations: resolves the signed-in user and organization, checks the
- * role's permission on the server, validates the input with the API's own zod schema (field errors
- * go back to the form), and runs the service. Nothing reaches a service unchecked.
- */
-export async function consoleAction<S extends z.ZodType, T>(
-  permission: Permission,
-  schema: S,
+interface RunOptions<T, R> {
+  /** Session operations that need no organization (create one, accept an invitation, password). */
+  withoutOrganization?: boolean;
+  /** Reshapes the operation's data for the form. */
+  then?: (data: T, ctx: ConsoleContext | SignedInUser) => Promise<R> | R;
+}
+
+/** Runs `op` as the signed-in console user with the form's values. */
+export async function runAction<O extends AnyOperation, R = OperationOutput<O>>(
+  op: O,
   input: unknown,
-  run: (ctx: ConsoleContext, data: z.output<S>) => Promise<T>,
-): Promise<ActionResult<T>> {
+  options: RunOptions<OperationOutput<O>, R> = {},
+): Promise<ActionResult<R>> {
   try {
-    const ctx = await getConsole();
-    if (!ctx.can(permission)) {
-      return { ok: false, error: { code: "not_permitted", message: `Your role (${ctx.role}) cannot do this.`, param: null, fields: {} } };
-    }
     const { value, org } = untag(input);
-    if (org !== null && org !== ctx.org.id) {
-      return { ok: false, error: { code: "conflict", message: "You switched organization in another tab; reload this page before making changes.", param: null, fields: {} } };
+    let ctx: ConsoleContext | SignedInUser;
+    let orgId: string | null = null;
+    if (options.withoutOrganization) ctx = await requireUser();
+    else {
+      const console = await getConsole();
+      if (org !== null && org !== console.org.id) {
+        return { ok: false, error: { code: "conflict", message: "You switched organization in another tab; reload this page before making changes.", param: null, fields: {} } };
+      }
+      ctx = console;
+      orgId = console.org.id;
     }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) return invalidInput(parsed.error);
-    return { ok: true, data: await run(ctx, parsed.data) };
+    const data = await ctx.invoke(op, splitInput(op, value, orgId) as never);
+    return { ok: true, data: options.then ? await options.then(data, ctx) : (data as unknown as R) };
   } catch (err) {
-    // redirect() and notFound() signal through exceptions Next must see.
-    if (err && typeof err === "object" && "digest" in err && typeof err.digest === "string" && err.digest.startsWith("NEXT_")) throw err;
+    if (isNextSignal(err)) throw err;
     return actionError(err);
   }
 }

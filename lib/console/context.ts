@@ -1,64 +1,89 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { getDb, type Db } from "@/db";
+import { getDb } from "@/db";
+import type { Role } from "@/db/schema";
+import { type ConsoleUser, getUser } from "@/lib/account/users";
 import type { Principal } from "@/lib/auth/principal";
-import type { ConsoleCaller } from "@/lib/organizations/console";
+import { can, consolePrincipal, type Permission } from "@/lib/auth/roles";
+import type { Actor, SessionCaller } from "@/lib/core/actor";
+import { invoke } from "@/lib/core/invoke";
+import type { AnyOperation, OperationInput, OperationOutput } from "@/lib/core/operation";
+import { readClientIp } from "@/lib/http/client-ip";
 import { listOrganizationsForUser, type OrganizationSummary } from "@/lib/organizations/service";
-import { readClientIp } from "@/lib/api/client-ip";
-import { type ConsoleUser, getUser } from "./accounts";
 import { auth } from "./auth";
 import { ORG_COOKIE } from "./session-token";
-import { can, consolePrincipal, type Permission } from "./roles";
-import type { Role } from "@/db/schema";
 
 export { ORG_COOKIE };
 
+export type UserActor = Extract<Actor, { type: "user" }>;
+
+/** Runs an operation as the console user (the same `invoke` the API takes) and returns its data. */
+export type ConsoleInvoke = <O extends AnyOperation>(op: O, input?: OperationInput<O>) => Promise<OperationOutput<O>>;
+
 export interface ConsoleContext {
-  db: Db;
   user: ConsoleUser;
   organizations: OrganizationSummary[];
   org: OrganizationSummary;
   role: Role;
-  /** The user acting in `org`, with the scopes of their role: what services take. */
+  /** The user acting in `org`, with the scopes of their role. */
+  actor: UserActor;
+  /** The actor's principal (what services see). */
   principal: Principal;
   can: (permission: Permission) => boolean;
   /** The user as organization operations take them. */
-  caller: ConsoleCaller;
+  caller: SessionCaller;
+  /** Invoke an operation as this user in this organization. */
+  invoke: ConsoleInvoke;
 }
 
+export interface SignedInUser {
+  user: ConsoleUser;
+  /** The user without an organization (session operations: create or accept an organization, password). */
+  actor: UserActor;
+  invoke: ConsoleInvoke;
+}
+
+const bind =
+  (actor: Actor): ConsoleInvoke =>
+  async (op, input) =>
+    (await invoke(op, actor, input ?? {})).data;
+
 /** The signed-in user, or a redirect to sign-in. Pages without an organization use this. */
-export const requireUser = cache(async (): Promise<{ db: Db; user: ConsoleUser }> => {
+export const requireUser = cache(async (): Promise<SignedInUser> => {
   const session = await auth();
   const userId = session?.user?.id;
   if (!userId) redirect("/sign-in");
-  const db = await getDb();
-  const user = await getUser(db, userId);
+  const user = await getUser(await getDb(), userId);
   if (!user) redirect("/sign-in");
-  return { db, user };
+  const ip = readClientIp(await headers());
+  const actor: UserActor = { type: "user", userId: user.id, email: user.email, org: null, principal: null, ip };
+  return { user, actor, invoke: bind(actor) };
 });
 
 /**
  * Everything a console page or action needs, resolved once per request: the session's user, their
  * organizations and the current one (the `svc_org` cookie when it names one of theirs, else the
- * first), and the principal services check. No organization yet → onboarding.
+ * first), and the actor operations run as. No organization yet → onboarding.
  */
 export const getConsole = cache(async (): Promise<ConsoleContext> => {
-  const { db, user } = await requireUser();
-  const organizations = await listOrganizationsForUser(db, user.id);
+  const { user, actor: bare } = await requireUser();
+  const organizations = await listOrganizationsForUser(await getDb(), user.id);
   const wanted = (await cookies()).get(ORG_COOKIE)?.value;
   const org = organizations.find((o) => o.id === wanted) ?? organizations[0];
   if (!org) redirect("/onboarding");
-  const ip = readClientIp(await headers());
+  const principal = consolePrincipal({ orgId: org.id, userId: user.id, role: org.role, ip: bare.ip });
+  const actor: UserActor = { ...bare, org: { id: org.id, role: org.role }, principal };
   return {
-    db,
     user,
     organizations,
     org,
     role: org.role,
-    principal: consolePrincipal({ orgId: org.id, userId: user.id, role: org.role, ip }),
+    actor,
+    principal,
     can: (permission) => can(org.role, permission),
-    caller: { userId: user.id, email: user.email, actor: `user:${user.id}`, ip },
+    caller: { userId: user.id, email: user.email, actor: `user:${user.id}`, ip: bare.ip },
+    invoke: bind(actor),
   };
 });
 

@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/core/errors";
 
 /** What Next passes a page as `searchParams` (once awaited). */
 export type SearchParams = Record<string, string | string[] | undefined>;

@@ -1,8 +1,8 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, inboxes } from "@/db/schema";
-import { ApiError, notFound, notPermitted } from "@/lib/api/errors";
-import { recordAudit } from "@/lib/audit/service";
+import { ApiError, notFound, notPermitted } from "@/lib/core/errors";
+import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 import { env, mailHost } from "@/lib/env";
 import { appendEvent } from "@/lib/events/ledger";
@@ -171,7 +171,10 @@ export async function verifyDomain(db: DbOrTx, principal: Principal, domainId: s
 export async function updateDomain(db: DbOrTx, principal: Principal, domainId: string, input: { rotateDkimKey?: boolean }): Promise<{ domain: Domain }> {
   const row = await findDomain(db, principal, domainId);
   refuseShared(row);
-  if (!input.rotateDkimKey) return { domain: await toDomain(db, row) };
+  if (!input.rotateDkimKey) {
+    noAuditNeeded("nothing to change");
+    return { domain: await toDomain(db, row) };
+  }
   const key = generateDkimKey();
   return db.transaction(async (tx) => {
     const [updated] = await tx

@@ -3,28 +3,9 @@ import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
 import { enqueueDeliveries } from "@/lib/webhooks/deliver";
+import { EVENT_TYPES, type EventType } from "./contracts";
 
-/** Every event type the product emits into the ledger (and delivers to webhooks). */
-export const EVENT_TYPES = [
-  "message.received",
-  "message.quarantined",
-  "message.sent",
-  "message.delivered",
-  "message.bounced",
-  "message.complained",
-  "message.delayed",
-  "budget.tripped",
-  "compliance.erasure.completed",
-  "subprocessor.changed",
-  "object.scanned",
-  "share_link.opened",
-  "letter.status_changed",
-  "call.status_changed",
-  "domain.verified",
-  "verification.resolved",
-  "verification.expired",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
 export interface AppendInput {
   orgId: string;

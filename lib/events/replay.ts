@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, gte, inArray, lte, type SQL } from "drizzle-orm";
 import type { Db } from "@/db";
 import { ledgerEvents, webhooks } from "@/db/schema";
-import { invalidRequest, notFound } from "@/lib/api/errors";
+import { invalidRequest, notFound } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { REPLAY_EVENT } from "@/lib/webhooks/deliver";
 import { publishWorkflowEventsNow } from "@/lib/workflows/publish";

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents } from "@/db/schema";
-import { invalidRequest } from "@/lib/api/errors";
+import { invalidRequest } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
 import type { LedgerEvent } from "./ledger";
 import { ensureLedgerListener, waitForAppend } from "./notify";

@@ -1,8 +1,8 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, inboxes } from "@/db/schema";
-import { ApiError, invalidRequest, notFound } from "@/lib/api/errors";
-import { recordAudit } from "@/lib/audit/service";
+import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
+import { recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 
 export type InboxRow = typeof inboxes.$inferSelect;

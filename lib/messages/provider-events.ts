@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { messages } from "@/db/schema";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/core/errors";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import type { ProviderOutcome } from "@/lib/providers/mail";

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, outboundEvents, threads } from "@/db/schema";
-import { notFound } from "@/lib/api/errors";
-import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
+import { notFound } from "@/lib/core/errors";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import type { Principal } from "@/lib/auth/principal";
 import { storage } from "@/lib/providers/storage";
 import { toOutboundMessage } from "./send";

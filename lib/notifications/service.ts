@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { NOTIFICATION_CATEGORIES, type NotificationCategory, notificationPreferences } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/service";
+import { recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 
 export interface NotificationPreferences {

@@ -2,8 +2,8 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "@/db";
 import { memberships, organizations } from "@/db/schema";
 import { insertApiKey } from "@/lib/api-keys/service";
-import type { ApiKey } from "@/lib/contracts/api-keys";
-import { SYSTEM_ACTOR } from "@/lib/audit/service";
+import type { ApiKey } from "@/lib/api-keys/contracts";
+import { SYSTEM_ACTOR } from "@/lib/core/audit";
 import { createOrganization, findOrCreateUser } from "./service";
 
 export interface BootstrapResult {

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { invitations, memberships, organizations, type Role, users } from "@/db/schema";
-import { ApiError, notFound, notPermitted } from "@/lib/api/errors";
-import { recordAudit } from "@/lib/audit/service";
-import { can } from "@/lib/console/roles";
+import { ApiError, notFound, notPermitted } from "@/lib/core/errors";
+import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
+import { can } from "@/lib/auth/roles";
 import { type Actor, requirePermission } from "./members";
 import { addMember, normalizeEmail } from "./service";
 
@@ -121,7 +121,10 @@ export async function acceptInvitation(db: DbOrTx, token: string, user: { id: st
     const [row] = await tx.select().from(invitations).where(eq(invitations.tokenHash, hashToken(token))).for("update");
     if (!row) throw notFound("invitation", "token");
     const status = statusOf(row);
-    if (status === "accepted" && row.acceptedBy === user.id) return { orgId: row.orgId };
+    if (status === "accepted" && row.acceptedBy === user.id) {
+      noAuditNeeded("the invitation was already accepted by this user");
+      return { orgId: row.orgId };
+    }
     if (status !== "pending") throw new ApiError("conflict", `This invitation is ${status}.`, "token");
     if (normalizeEmail(user.email) !== row.email) {
       throw notPermitted(`This invitation is for ${row.email}; sign in with that address to accept it.`, "email");

@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { memberships, organizations, type Role, users } from "@/db/schema";
-import { notFound, notPermitted } from "@/lib/api/errors";
-import type { AuditActor } from "@/lib/audit/service";
-import { can } from "@/lib/console/roles";
+import { notFound, notPermitted } from "@/lib/core/errors";
+import type { AuditActor } from "@/lib/core/audit";
+import { can } from "@/lib/auth/roles";
 import { changeMemberRole, removeMember, roleOf } from "./service";
 
 export interface Member {

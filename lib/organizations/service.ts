@@ -1,8 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, memberships, organizations, type Role, users } from "@/db/schema";
-import { notFound, notPermitted } from "@/lib/api/errors";
-import { type AuditActor, recordAudit } from "@/lib/audit/service";
+import { notFound, notPermitted } from "@/lib/core/errors";
+import { type AuditActor, noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import { env } from "@/lib/env";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -106,7 +106,10 @@ async function lockedOwnerCount(tx: DbOrTx, orgId: string): Promise<number> {
 export async function changeMemberRole(tx: DbOrTx, orgId: string, userId: string, role: Role, who: AuditActor): Promise<void> {
   const current = await roleOf(tx, orgId, userId);
   if (!current) throw notFound("member", "userId");
-  if (current === role) return;
+  if (current === role) {
+    noAuditNeeded("the member already has this role");
+    return;
+  }
   if (current === "owner" && (await lockedOwnerCount(tx, orgId)) <= 1) {
     throw notPermitted("The last owner of an organization cannot be demoted; make another member owner first.", "role");
   }

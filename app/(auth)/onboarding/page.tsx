@@ -2,14 +2,14 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { CreateOrganizationForm } from "@/components/console/create-organization-form";
 import { requireUser } from "@/lib/console/context";
-import { listOrganizationsForUser } from "@/lib/organizations/service";
+import { listOrganizations } from "@/lib/organizations/operations";
 
 export const metadata = { title: "Create an organization — svc console" };
 
 /** A user without an organization (the first user of a fresh install) creates one and becomes its owner. */
 export default async function OnboardingPage({ searchParams }: { searchParams: Promise<{ new?: string }> }) {
-  const { db, user } = await requireUser();
-  const orgs = await listOrganizationsForUser(db, user.id);
+  const { user, invoke } = await requireUser();
+  const { organizations: orgs } = await invoke(listOrganizations);
   const { new: adding } = await searchParams;
   if (orgs.length > 0 && !adding) redirect("/");
   return (

@@ -1,8 +1,8 @@
 import { CreateKeyForm, RevokeKeyButton } from "@/components/console/config/api-keys";
 import { Badge, Card, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
-import { listApiKeys } from "@/lib/api-keys/service";
+import { listApiKeys } from "@/lib/api-keys/operations";
 import { getConsole } from "@/lib/console/context";
-import { listInboxes } from "@/lib/inboxes/service";
+import { listInboxes } from "@/lib/inboxes/operations";
 
 export const metadata = { title: "API keys — svc console" };
 
@@ -19,7 +19,7 @@ export default async function ApiKeysPage() {
     return <NoAccess title="API keys" what="API keys" />;
   }
   const canWrite = ctx.can("keys:write");
-  const [{ apiKeys }, { inboxes }] = await Promise.all([listApiKeys(ctx.db, ctx.principal), canWrite ? listInboxes(ctx.db, ctx.principal) : Promise.resolve({ inboxes: [] })]);
+  const [{ apiKeys }, { inboxes }] = await Promise.all([ctx.invoke(listApiKeys), canWrite ? ctx.invoke(listInboxes) : Promise.resolve({ inboxes: [] })]);
   return (
     <>
       <PageHeader title="API keys" description="Keys authenticate calls to the /v1 API with the scopes you grant them. A key's secret is shown once, when it is created." />

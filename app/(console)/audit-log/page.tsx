@@ -2,9 +2,10 @@ import Link from "next/link";
 import { AuditRow } from "@/components/console/observe/audit-row";
 import { Button, Field } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
-import { listAuditActions, listAuditLogs } from "@/lib/audit/service";
+import { listAuditLogs } from "@/lib/audit/operations";
 import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
+import { auditActions } from "@/lib/console/reads";
 
 export const metadata = { title: "Audit log — svc console" };
 
@@ -31,10 +32,10 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
     return s ? `/audit-log?${s}` : "/audit-log";
   };
 
-  const read = await readList(() => listAuditLogs(ctx.db, ctx.principal, { limit: PAGE_SIZE, cursor, ...filters }));
+  const read = await readList(() => ctx.invoke(listAuditLogs, { query: { limit: PAGE_SIZE, cursor, ...filters } }));
   const page = read.ok ? read.data : null;
   const problem = read.ok ? null : read.message;
-  const actions = await listAuditActions(ctx.db, ctx.principal);
+  const actions = await auditActions(ctx);
 
   return (
     <>

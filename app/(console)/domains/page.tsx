@@ -2,7 +2,7 @@ import Link from "next/link";
 import { AddDomainForm } from "@/components/console/config/domains";
 import { Badge, Card, EmptyState, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { listDomains } from "@/lib/domains/service";
+import { listDomains } from "@/lib/domains/operations";
 
 export const metadata = { title: "Domains — svc console" };
 
@@ -12,7 +12,7 @@ export default async function DomainsPage() {
   if (!ctx.can("domains:read")) {
     return <NoAccess title="Domains" what="domains" />;
   }
-  const { domains } = await listDomains(ctx.db, ctx.principal);
+  const { domains } = await ctx.invoke(listDomains);
   const canWrite = ctx.can("domains:write");
   return (
     <>

@@ -27,7 +27,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
     return s ? `/events?${s}` : "/events";
   };
 
-  const read = await readList(() => latestEvents(ctx.db, ctx.principal, { type, before }));
+  const read = await readList(() => latestEvents(ctx, { type, before }));
   const page = read.ok ? read.data : null;
   const problem = read.ok ? null : read.message;
 

@@ -2,8 +2,8 @@ import Link from "next/link";
 import { CreateInboxForm, type DomainOption } from "@/components/console/messaging/inbox-forms";
 import { Badge, Card, EmptyState, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { type ConsoleContext, getConsole } from "@/lib/console/context";
-import { listDomains } from "@/lib/domains/service";
-import { listInboxes } from "@/lib/inboxes/service";
+import { listDomains } from "@/lib/domains/operations";
+import { listInboxes } from "@/lib/inboxes/operations";
 
 export const metadata = { title: "Inboxes — svc console" };
 
@@ -14,7 +14,7 @@ export default async function InboxesPage() {
     return <NoAccess title="Inboxes" what="inboxes" />;
   }
   const canWrite = ctx.can("inboxes:write");
-  const [{ inboxes }, domains] = await Promise.all([listInboxes(ctx.db, ctx.principal), canWrite ? usableDomains(ctx) : Promise.resolve([])]);
+  const [{ inboxes }, domains] = await Promise.all([ctx.invoke(listInboxes), canWrite ? usableDomains(ctx) : Promise.resolve([])]);
   return (
     <>
       <PageHeader title="Inboxes" description="Addresses that send and receive mail for this organization. Open one to send from it or change its settings." />
@@ -56,7 +56,7 @@ export default async function InboxesPage() {
 
 /** Domains an inbox can be created on: the shared domain first, then the verified ones. */
 async function usableDomains(ctx: ConsoleContext): Promise<DomainOption[]> {
-  const { domains } = await listDomains(ctx.db, ctx.principal);
+  const { domains } = await ctx.invoke(listDomains);
   return domains
     .filter((d) => d.isShared || d.status === "verified")
     .sort((a, b) => Number(b.isShared) - Number(a.isShared))

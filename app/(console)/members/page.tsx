@@ -1,14 +1,14 @@
 import { InviteForm, InvitationRow, MemberRow } from "@/components/console/members";
 import { Card, EmptyState, PageHeader, Table } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { membersOf } from "@/lib/organizations/console";
+import { listMembers } from "@/lib/organizations/operations";
 
 export const metadata = { title: "Members — svc console" };
 
 /** Members and invitations: everyone sees who is in; owners and admins invite, change roles and remove. */
 export default async function MembersPage() {
   const ctx = await getConsole();
-  const { members, invitations } = await membersOf(ctx.db, ctx.caller, ctx.org.id);
+  const { members, invitations } = await ctx.invoke(listMembers, { params: { orgId: ctx.org.id } });
   const manage = ctx.can("members:manage");
   const owners = members.filter((m) => m.role === "owner").length;
   return (

@@ -4,9 +4,9 @@ import { formatAddresses, formatSender, subjectOf } from "@/components/console/m
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Badge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { listMessages as listMessagesContract } from "@/lib/contracts/messages";
-import { listInboxes } from "@/lib/inboxes/service";
-import { listMessages } from "@/lib/messages/read";
+import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
+import { listInboxes } from "@/lib/inboxes/operations";
+import { listMessages } from "@/lib/messages/operations";
 
 export const metadata = { title: "Messages — svc console" };
 
@@ -28,9 +28,9 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
   const query = listMessagesContract.query.safeParse({ ...filters, cursor, limit: PAGE_SIZE });
   const [page, inboxes] = await Promise.all([
     query.success
-      ? readList(() => listMessages(ctx.db, ctx.principal, query.data))
+      ? readList(() => ctx.invoke(listMessages, { query: query.data }))
       : Promise.resolve({ ok: false as const, message: `The ${query.error.issues[0]?.path.map(String).join(".") ?? "filter"} filter is not valid.` }),
-    ctx.can("inboxes:read") ? listInboxes(ctx.db, ctx.principal).then((r) => r.inboxes) : Promise.resolve([]),
+    ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes) : Promise.resolve([]),
   ]);
   const messages = page.ok ? page.data.messages : [];
   const addressOf = new Map(inboxes.map((i) => [i.id, i.address]));

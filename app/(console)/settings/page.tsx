@@ -1,7 +1,7 @@
 import { DeleteOrganizationForm } from "@/components/console/delete-organization";
 import { Card, Details, Mono, PageHeader } from "@/components/console/ui";
 import { PasswordForm } from "@/components/console/password-form";
-import { hasPassword } from "@/lib/console/accounts";
+import { hasPassword } from "@/lib/console/reads";
 import { getConsole } from "@/lib/console/context";
 
 export const metadata = { title: "Settings — svc console" };
@@ -23,7 +23,7 @@ export default async function SettingsPage() {
           />
         </Card>
         <Card title="Your password">
-          <PasswordForm hasPassword={await hasPassword(ctx.db, ctx.user.id)} />
+          <PasswordForm hasPassword={await hasPassword(ctx)} />
         </Card>
         {ctx.can("organization:delete") ? (
           <Card title="Delete organization" className="border-red-300 dark:border-red-900">

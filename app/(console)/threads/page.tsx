@@ -5,8 +5,9 @@ import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } f
 import { Button, Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, Mono, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { listInboxes } from "@/lib/inboxes/service";
-import { listThreads, threadParticipants } from "@/lib/messages/read";
+import { threadParticipants } from "@/lib/console/reads";
+import { listInboxes } from "@/lib/inboxes/operations";
+import { listThreads } from "@/lib/messages/operations";
 
 export const metadata = { title: "Threads — svc console" };
 
@@ -21,11 +22,11 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
   const cursor = param(sp, "cursor");
   const badInbox = inboxId !== undefined && !z.uuid().safeParse(inboxId).success;
   const [page, inboxes] = await Promise.all([
-    badInbox ? Promise.resolve({ ok: false as const, message: "The inbox filter is not a valid inbox id." }) : readList(() => listThreads(ctx.db, ctx.principal, { limit: PAGE_SIZE, cursor, inboxId })),
-    ctx.can("inboxes:read") ? listInboxes(ctx.db, ctx.principal).then((r) => r.inboxes) : Promise.resolve([]),
+    badInbox ? Promise.resolve({ ok: false as const, message: "The inbox filter is not a valid inbox id." }) : readList(() => ctx.invoke(listThreads, { query: { limit: PAGE_SIZE, cursor, inboxId } })),
+    ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes) : Promise.resolve([]),
   ]);
   const threads = page.ok ? page.data.threads : [];
-  const participants = await threadParticipants(ctx.db, ctx.principal, threads.map((t) => t.id));
+  const participants = await threadParticipants(ctx, threads.map((t) => t.id));
   const addressOf = new Map(inboxes.map((i) => [i.id, i.address]));
   const filters = { inboxId: badInbox ? undefined : inboxId };
   const filtered = addressOf.get(inboxId ?? "");

@@ -3,7 +3,7 @@ import { CreateWebhookForm, EventList } from "@/components/console/config/webhoo
 import { Badge, Card, EmptyState, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { EVENT_TYPES } from "@/lib/events/ledger";
-import { listWebhooks } from "@/lib/webhooks/service";
+import { listWebhooks } from "@/lib/webhooks/operations";
 
 export const metadata = { title: "Webhooks — svc console" };
 
@@ -13,7 +13,7 @@ export default async function WebhooksPage() {
   if (!ctx.can("webhooks:read")) {
     return <NoAccess title="Webhooks" what="webhooks" />;
   }
-  const { webhooks } = await listWebhooks(ctx.db, ctx.principal);
+  const { webhooks } = await ctx.invoke(listWebhooks);
   const canWrite = ctx.can("webhooks:write");
   return (
     <>

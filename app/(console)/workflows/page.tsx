@@ -4,7 +4,7 @@ import { Button, Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
-import { listWorkflowRuns } from "@/lib/workflows/runs";
+import { workflowRuns } from "@/lib/console/reads";
 
 export const metadata = { title: "Workflow runs — svc console" };
 
@@ -33,7 +33,7 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Se
     return s ? `/workflows?${s}` : "/workflows";
   };
 
-  const read = await readList(() => listWorkflowRuns(ctx.db, { limit: PAGE_SIZE, cursor, status, orgId: ctx.org.id }));
+  const read = await readList(() => workflowRuns(ctx, { limit: PAGE_SIZE, cursor, status }));
   const page = read.ok ? read.data : null;
   const problem = read.ok ? null : read.message;
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { JsonBlock } from "@/components/json-block";
-import { apiReference } from "@/lib/api/reference";
+import { apiReference } from "@/lib/meta/reference";
 
 export const metadata: Metadata = { title: "API reference — svc" };
 

@@ -1,4 +1,11 @@
-import { notFoundRoute } from "@/lib/api/kernel";
+import { dispatch } from "@/lib/http";
 
-/** Any /v1 path no route serves: 404 `resource_not_found` in the error envelope. */
-export const { GET, POST, PUT, PATCH, DELETE } = notFoundRoute();
+/**
+ * The whole /v1 API: the registry's route table decides which operation serves a path (unknown
+ * paths are 404, known paths with another method 405 with `Allow`), all in the error envelope.
+ */
+export const GET = dispatch;
+export const POST = dispatch;
+export const PUT = dispatch;
+export const PATCH = dispatch;
+export const DELETE = dispatch;

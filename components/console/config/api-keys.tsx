@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useRef, useState } from "react";
-import { createKeyAction, revokeKeyAction } from "@/app/(console)/api-keys/actions";
+import { createKeyAction, revokeKeyAction } from "@/lib/console/actions/api-keys";
 import { BUNDLES, type Scope, SCOPES } from "@/lib/auth/scopes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction } from "../form";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, OnceSecret } from "./shared";

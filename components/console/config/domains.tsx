@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/app/(console)/domains/actions";
+import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/lib/console/actions/domains";
 import type { Domain } from "@/lib/domains/service";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";

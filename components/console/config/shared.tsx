@@ -4,14 +4,14 @@ import { type ReactNode, useEffect, useRef } from "react";
 import { CopyButton } from "../copy-button";
 import { Button } from "../form";
 
-/** Messages of an array field and its items (`allowedIps`, `allowedIps.1`, …), item keys labelled by `describe`. */
+/** Messages of an array field and its items (`allowedIps`, `allowedIps[1]`, …, as the API names them), item keys labelled by `describe`. */
 export function arrayFieldErrors(fields: Record<string, string> | undefined, name: string, describe: (index: number) => string): string[] {
   if (!fields) return [];
   const out: string[] = [];
   for (const [key, message] of Object.entries(fields)) {
     if (key === name) out.push(message);
-    else if (key.startsWith(`${name}.`)) {
-      const index = Number(key.slice(name.length + 1).split(".")[0]);
+    else if (key.startsWith(`${name}[`)) {
+      const index = Number(/^\[(\d+)\]/.exec(key.slice(name.length))?.[1]);
       out.push(Number.isInteger(index) ? `${describe(index)}: ${message}` : message);
     }
   }
@@ -21,7 +21,7 @@ export function arrayFieldErrors(fields: Record<string, string> | undefined, nam
 /** True when an action failure carries a message for a field outside `known` (or none at all), so the form shows it on top. */
 export function hasFormLevelError(fields: Record<string, string>, known: string[]): boolean {
   const keys = Object.keys(fields);
-  return keys.length === 0 || keys.some((k) => !known.some((name) => k === name || k.startsWith(`${name}.`)));
+  return keys.length === 0 || keys.some((k) => !known.some((name) => k === name || k.startsWith(`${name}.`) || k.startsWith(`${name}[`)));
 }
 
 /** Error lines under a group of inputs (fieldset, list textarea), announced when they appear. */

@@ -12,7 +12,7 @@ import {
   rotateSecretAction,
   testWebhookAction,
   webhookStateAction,
-} from "@/app/(console)/webhooks/actions";
+} from "@/lib/console/actions/webhooks";
 import type { ActionResult } from "@/lib/console/action";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";

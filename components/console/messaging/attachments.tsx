@@ -1,5 +1,5 @@
 import { getConsole } from "@/lib/console/context";
-import { attachmentDownloadUrl } from "@/lib/messages/attachments";
+import { getAttachmentDownloadUrl } from "@/lib/messages/operations";
 import { formatBytes } from "./format";
 
 /** How long the download links on a rendered page stay valid. */
@@ -21,7 +21,7 @@ export async function AttachmentList({ attachments }: { attachments: AttachmentV
   const ctx = await getConsole();
   const links = await Promise.all(
     attachments.map(async (a) => {
-      const { downloadUrl } = await attachmentDownloadUrl(ctx.db, ctx.principal, a.id, LINK_SECONDS);
+      const { downloadUrl } = await ctx.invoke(getAttachmentDownloadUrl, { params: { attachmentId: a.id }, query: { expiresInSeconds: LINK_SECONDS } });
       const url = new URL(downloadUrl);
       return { ...a, href: `${url.pathname}${url.search}` };
     }),

@@ -1,10 +1,10 @@
-/** The part of a failed action a form needs: per-field messages keyed by the zod or API path. */
+/** The part of a failed action a form needs: per-field messages keyed like the API's `param` (`to[1]`). */
 interface Failure {
   message: string;
   fields: Record<string, string>;
 }
 
-/** The first message for a field or anything under it (`to`, `to.1`, `to[1]`), trying each name in turn. */
+/** The first message for a field or anything under it (`to`, `to[1]`, `headers.X-Foo`), trying each name in turn. */
 export function errorFor(failure: Failure | null, ...names: string[]): string | undefined {
   if (!failure) return undefined;
   for (const name of names) {

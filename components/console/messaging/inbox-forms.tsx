@@ -3,8 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { createInboxAction } from "@/app/(console)/inboxes/actions";
-import { deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/app/(console)/inboxes/[inboxId]/actions";
+import { createInboxAction, deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/lib/console/actions/inboxes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction, useActionForm } from "../form";
 import { errorFor, formLevel } from "./errors";
 

@@ -1,12 +1,13 @@
 import Link from "next/link";
-import type { getThread } from "@/lib/messages/read";
+import type { OperationOutput } from "@/lib/core/operation";
+import type { getThread } from "@/lib/messages/operations";
 import { Badge, StatusBadge, Time } from "../ui";
 import { AttachmentList } from "./attachments";
 import { formatAddresses, formatSender } from "./format";
 import { MessageBody } from "./message-body";
 
 /** One message of a conversation, with its bodies and attachments. */
-export type ConversationMessage = Awaited<ReturnType<typeof getThread>>["thread"]["messages"][number];
+export type ConversationMessage = NonNullable<OperationOutput<typeof getThread>["thread"]["messages"]>[number];
 
 /** A message in the conversation view: who, to whom, when, its status, body and attachments. */
 export function MessageCard({ message }: { message: ConversationMessage }) {

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRef, useState } from "react";
-import { replyAction } from "@/app/(console)/threads/[threadId]/actions";
+import { replyAction } from "@/lib/console/actions/threads";
 import { Button, FormError, formValues, TextArea, useAction } from "../form";
 import { errorFor, formLevel } from "./errors";
 

@@ -7,7 +7,7 @@ export interface AuditEntryView {
   createdAt: string;
   resourceType: string | null;
   resourceId: string | null;
-  actor: string;
+  actor: string | null;
   ip: string | null;
   metadata: Record<string, unknown> | null;
 }
@@ -16,7 +16,7 @@ const none = <span className="text-zinc-600 dark:text-zinc-400">—</span>;
 
 /** One audit entry: time, actor, action, resource, IP and the metadata collapsed. */
 export function AuditRow({ entry }: { entry: AuditEntryView }) {
-  const [kind, ...rest] = entry.actor.split(":");
+  const [kind, ...rest] = (entry.actor ?? "unknown").split(":");
   return (
     <tr data-testid="audit-row">
       <Td>
@@ -24,7 +24,7 @@ export function AuditRow({ entry }: { entry: AuditEntryView }) {
       </Td>
       <Td>
         <span className="block text-xs text-zinc-600 dark:text-zinc-400">{kind?.replace(/_/g, " ")}</span>
-        <Mono>{rest.join(":") || entry.actor}</Mono>
+        <Mono>{rest.join(":") || entry.actor || "unknown"}</Mono>
       </Td>
       <Td>
         <Mono>{entry.action}</Mono>

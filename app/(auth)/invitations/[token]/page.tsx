@@ -2,15 +2,14 @@ import Link from "next/link";
 import { AcceptInvitationButton } from "@/components/console/accept-invitation";
 import { ErrorNotice } from "@/components/console/ui";
 import { auth } from "@/lib/console/auth";
-import { getDb } from "@/lib/console/database";
-import { describeInvitation } from "@/lib/organizations/invitations";
+import { describeInvitation } from "@/lib/console/reads";
 
 export const metadata = { title: "Invitation — svc console" };
 
 /** The accept link of an invitation email: shows what it is for, then accepts as the signed-in user. */
 export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const invitation = await describeInvitation(await getDb(), token);
+  const invitation = await describeInvitation(token);
   if (!invitation) {
     return (
       <>

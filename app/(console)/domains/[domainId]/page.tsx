@@ -3,7 +3,7 @@ import { DomainDns } from "@/components/console/config/domains";
 import { NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { readOne } from "@/lib/console/pages";
-import { getDomain } from "@/lib/domains/service";
+import { getDomain } from "@/lib/domains/operations";
 
 export const metadata = { title: "Domain — svc console" };
 
@@ -13,7 +13,7 @@ export default async function DomainPage({ params }: { params: Promise<{ domainI
   if (!ctx.can("domains:read")) {
     return <NoAccess title="Domain" what="domains" />;
   }
-  const { domain } = await readOne((await params).domainId, (id) => getDomain(ctx.db, ctx.principal, id));
+  const { domain } = await readOne((await params).domainId, (domainId) => ctx.invoke(getDomain, { params: { domainId } }));
   return (
     <>
       <p className="mb-2 text-sm">

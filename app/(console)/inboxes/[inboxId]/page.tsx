@@ -4,7 +4,7 @@ import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/co
 import { readOne } from "@/lib/console/pages";
 import { Badge, Card, Details, Mono, NoAccess, PageHeader, StatusBadge, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { getInbox } from "@/lib/inboxes/service";
+import { getInbox } from "@/lib/inboxes/operations";
 
 export const metadata = { title: "Inbox — svc console" };
 
@@ -15,7 +15,7 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
     return <NoAccess title="Inbox" what="inboxes" />;
   }
   const { inboxId } = await params;
-  const { inbox } = await readOne(inboxId, (id) => getInbox(ctx.db, ctx.principal, id));
+  const { inbox } = await readOne(inboxId, (id) => ctx.invoke(getInbox, { params: { inboxId: id } }));
   const deleted = inbox.status === "deleted";
   return (
     <>

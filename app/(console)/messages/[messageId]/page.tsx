@@ -6,9 +6,9 @@ import { MessageBody } from "@/components/console/messaging/message-body";
 import { readOne } from "@/lib/console/pages";
 import { Badge, Card, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time, type Tone } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { getInbox } from "@/lib/inboxes/service";
-import { outboundEventSchema } from "@/lib/contracts/messages";
-import { getMessage, listMessageEvents } from "@/lib/messages/read";
+import { getInbox } from "@/lib/inboxes/operations";
+import { outboundEventSchema } from "@/lib/messages/contracts";
+import { getMessage, listMessageEvents } from "@/lib/messages/operations";
 
 export const metadata = { title: "Message — svc console" };
 
@@ -32,8 +32,8 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
     return <NoAccess title="Message" what="messages" />;
   }
   const { messageId } = await params;
-  const [{ message: m }, { events }] = await readOne(messageId, (id) => Promise.all([getMessage(ctx.db, ctx.principal, id), listMessageEvents(ctx.db, ctx.principal, id)]));
-  const { inbox } = await getInbox(ctx.db, ctx.principal, m.inboxId);
+  const [{ message: m }, { events }] = await readOne(messageId, (messageId) => Promise.all([ctx.invoke(getMessage, { params: { messageId } }), ctx.invoke(listMessageEvents, { params: { messageId } })]));
+  const { inbox } = await ctx.invoke(getInbox, { params: { inboxId: m.inboxId } });
   const sender = formatSender(m.from);
 
   return (

@@ -5,8 +5,8 @@ import { readOne } from "@/lib/console/pages";
 import { ReplyForm } from "@/components/console/messaging/reply-form";
 import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { getInbox } from "@/lib/inboxes/service";
-import { getThread } from "@/lib/messages/read";
+import { getInbox } from "@/lib/inboxes/operations";
+import { getThread } from "@/lib/messages/operations";
 
 export const metadata = { title: "Conversation — svc console" };
 
@@ -17,12 +17,13 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
     return <NoAccess title="Conversation" what="messages" />;
   }
   const { threadId } = await params;
-  const { thread } = await readOne(threadId, (id) => getThread(ctx.db, ctx.principal, id));
-  const { inbox } = await getInbox(ctx.db, ctx.principal, thread.inboxId);
-  const last = thread.messages.at(-1);
+  const { thread } = await readOne(threadId, (threadId) => ctx.invoke(getThread, { params: { threadId } }));
+  const { inbox } = await ctx.invoke(getInbox, { params: { inboxId: thread.inboxId } });
+  const messages = thread.messages ?? [];
+  const last = messages.at(-1);
   // The reply goes where replyAction sends it: the sender of an inbound message, the recipients of an outbound one.
   const replyTo = last ? (last.direction === "inbound" ? [last.from.address] : last.to) : [];
-  const count = thread.messages.length;
+  const count = messages.length;
 
   return (
     <>
@@ -46,7 +47,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
         {count === 0 ? (
           <EmptyState title="No messages in this thread" description="Its messages were deleted." />
         ) : (
-          thread.messages.map((m) => <MessageCard key={m.id} message={m} />)
+          messages.map((m) => <MessageCard key={m.id} message={m} />)
         )}
 
         {ctx.can("messages:send") && last ? (

@@ -6,7 +6,7 @@ import { getConsole } from "@/lib/console/context";
 import { readOne } from "@/lib/console/pages";
 import { env } from "@/lib/env";
 import { EVENT_TYPES } from "@/lib/events/ledger";
-import { getWebhook, listDeliveries } from "@/lib/webhooks/service";
+import { getWebhook, listWebhookDeliveries } from "@/lib/webhooks/operations";
 
 export const metadata = { title: "Webhook — svc console" };
 
@@ -17,7 +17,7 @@ export default async function WebhookPage({ params }: { params: Promise<{ webhoo
     return <NoAccess title="Webhook" what="webhooks" />;
   }
   const initial = await readOne((await params).webhookId, async (id) => {
-    const [{ webhook }, log] = await Promise.all([getWebhook(ctx.db, ctx.principal, id), listDeliveries(ctx.db, ctx.principal, id, { limit: DELIVERY_LOG_SIZE })]);
+    const [{ webhook }, log] = await Promise.all([ctx.invoke(getWebhook, { params: { webhookId: id } }), ctx.invoke(listWebhookDeliveries, { params: { webhookId: id }, query: { limit: DELIVERY_LOG_SIZE } })]);
     return { webhook, deliveries: log.data, hasMore: log.pagination.hasMore };
   });
   return (

@@ -1,6 +1,0 @@
-import { z } from "zod";
-import { paginationSchema } from "@/lib/api/pagination";
-
-export const isoDate = z.iso.datetime({ offset: true });
-export const uuidParam = z.uuid();
-export { paginationSchema };

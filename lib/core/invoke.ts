@@ -1,0 +1,211 @@
+import { randomBytes } from "node:crypto";
+import { type Db, getDb } from "@/db";
+import type { Principal } from "@/lib/auth/principal";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { type Actor, auditActorOf, principalOf, sessionCallerOf } from "./actor";
+import { withAuditScope, recordAudit } from "./audit";
+import { BinaryBody } from "./contract";
+import { ApiError, apiErrorFromBody, invalidRequest, notFound } from "./errors";
+import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_KEY_MAX, requestFingerprint } from "./idempotency";
+import { formatPath, parseOrThrow } from "./issues";
+import type { AnyOperation, HandlerContext, OperationOutput } from "./operation";
+
+/**
+ * `invoke(operation, actor, input)`: the one transport-free path every surface takes into an
+ * operation. In order: access (the actor's kind, then its scopes), NUL bytes anywhere in the input
+ * (400 naming the field), path parameters (a malformed id is 404), query and body with the
+ * contract's strict schemas (400 naming the field), the Idempotency-Key claim or replay, the
+ * handler inside an audit scope, the response schema, the audit check, the stored outcome.
+ * `ApiError`s pass through for the adapter to render; anything else is a bug (a 500 to log).
+ */
+
+export interface InvokeInput {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  /** The parsed JSON body, or undefined when there was none. */
+  body?: unknown;
+}
+
+export interface InvokeOptions {
+  requestId?: string;
+  ip?: string | null;
+  /** The Idempotency-Key the adapter received (a header); the contract's body field is the fallback. */
+  idempotencyKey?: string | null;
+  signal?: AbortSignal;
+  /** The database handle (defaults to the process's). */
+  db?: Db;
+}
+
+export interface InvokeResult<T = unknown> {
+  status: number;
+  data: T;
+  /** A stored outcome answered again for a repeated Idempotency-Key. */
+  replayed: boolean;
+}
+
+export const newRequestId = () => `req_${randomBytes(12).toString("base64url")}`;
+
+/** Whether `actor` may call `op` at all (its kind and scopes); throws the 401/403 it deserves. */
+export function authorize(op: AnyOperation, actor: Actor): void {
+  const access = op.contract.access;
+  if (access === "public") return;
+  if (access === "session") {
+    if (actor.type !== "user") throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
+    return;
+  }
+  const principal = principalOf(actor);
+  if (!principal) {
+    if (actor.type === "user") throw new ApiError("not_permitted", "Choose an organization first; this operation acts in one.");
+    throw new ApiError("missing_api_key", "No API key: send it as `Authorization: Bearer <key>`.");
+  }
+  if (access === "key" || principal.scopes.has(access)) return;
+  const message =
+    actor.type === "user"
+      ? `Your role (${actor.org?.role ?? "none"}) does not include the "${access}" permission this needs.`
+      : `This API key lacks the "${access}" scope this operation requires.`;
+  throw new ApiError("scope_missing", message);
+}
+
+/** The first string (or object key) holding a NUL byte, as a `param` path; null when there is none. */
+export function findNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes("\u0000")) return [...path, k];
+      const found = findNul(v, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function refuseNul(input: InvokeInput): void {
+  for (const part of [input.params, input.query, input.body]) {
+    const path = findNul(part);
+    if (path) {
+      const param = formatPath(path) ?? "body";
+      throw invalidRequest(`"${param}" contains a NUL character (\\u0000), which no field accepts.`, param);
+    }
+  }
+}
+
+const isEmptyObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
+
+function idempotencyKeyOf(op: AnyOperation, input: InvokeInput, given: string | null | undefined): string | null {
+  const field = op.contract.idempotencyKeyField;
+  const fromBody = field && input.body && typeof input.body === "object" ? (input.body as Record<string, unknown>)[field] : undefined;
+  const key = given ?? (typeof fromBody === "string" ? fromBody : null);
+  if (key === null) return null;
+  if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+    throw invalidRequest(`Idempotency-Key must be 1..${IDEMPOTENCY_KEY_MAX} printable ASCII characters.`, "Idempotency-Key");
+  }
+  return key;
+}
+
+/** Parses the input with the contract: path parameters (404 when malformed), query and body (400). */
+function parseInput(op: AnyOperation, input: InvokeInput) {
+  const c = op.contract;
+  let params: unknown;
+  if (c.params) {
+    const parsed = c.params.safeParse(input.params ?? {});
+    if (!parsed.success) throw notFound("resource", String(parsed.error.issues[0]?.path[0] ?? "") || null);
+    params = parsed.data;
+  }
+  let query: unknown;
+  if (c.query) query = parseOrThrow(c.query, input.query ?? {});
+  else {
+    const unknown = Object.keys(input.query ?? {})[0];
+    if (unknown !== undefined) throw invalidRequest(`Unknown query parameter "${unknown}".`, unknown);
+  }
+  let body: unknown;
+  if (c.body) body = parseOrThrow(c.body, input.body ?? {});
+  else if (input.body !== undefined && input.body !== null && !isEmptyObject(input.body)) throw invalidRequest("This operation takes no request body.");
+  return { params, query, body };
+}
+
+function checkAudit(op: AnyOperation, recorded: number, unchanged: string | null, requestId: string): void {
+  if (op.contract.method === "GET" || op.audit !== "required" || recorded > 0 || unchanged !== null) return;
+  const problem = `${op.id} changed something without an audit row (record one with recordAudit, call noAuditNeeded, or declare audit: { none })`;
+  if (env.NODE_ENV === "production") log.error("operation without audit row", { requestId, operation: op.id });
+  else throw new Error(problem);
+}
+
+export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op: O, actor: Actor, input: InvokeInput = {}, options: InvokeOptions = {}): Promise<InvokeResult<T>> {
+  const requestId = options.requestId ?? newRequestId();
+  const contract = op.contract;
+  authorize(op, actor);
+  refuseNul(input);
+  const { params, query, body } = parseInput(op, input);
+
+  const principal: Principal | null = principalOf(actor);
+  const ip = options.ip ?? principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null);
+
+  const execute = async (): Promise<{ status: number; data: unknown }> => {
+    const db = options.db ?? (await getDb());
+    const who = auditActorOf(actor);
+    const ctx: HandlerContext<typeof contract> = {
+      db,
+      actor,
+      principal: contract.access === "session" && actor.type === "user" ? sessionCallerOf(actor) : principal,
+      params,
+      query,
+      body,
+      requestId,
+      ip,
+      signal: options.signal,
+      audit: (tx, entry) => {
+        const orgId = entry.orgId ?? principal?.orgId;
+        if (!orgId) throw new Error(`${op.id}: an audit row needs an organization`);
+        return recordAudit(tx, who, { ...entry, orgId });
+      },
+    } as HandlerContext<typeof contract>;
+    const { result, recorded, unchanged } = await withAuditScope(() => op.handler(ctx));
+    let data: unknown;
+    if (contract.binary && result instanceof BinaryBody) data = result;
+    else {
+      const out = contract.response.safeParse(result);
+      if (!out.success) {
+        log.error("response failed its schema", { requestId, operation: op.id, issues: out.error.issues.slice(0, 5) });
+        throw new Error(`Response of ${op.id} does not match its schema`);
+      }
+      data = out.data;
+    }
+    checkAudit(op, recorded, unchanged, requestId);
+    return { status: contract.successStatus, data };
+  };
+
+  const key = contract.idempotent && principal ? idempotencyKeyOf(op, input, options.idempotencyKey) : null;
+  if (!key || !principal) {
+    const out = await execute();
+    return { status: out.status, data: out.data as T, replayed: false };
+  }
+
+  const claim = await claimIdempotencyKey(principal.orgId, principal.apiKeyId, key, requestFingerprint(op.id, input));
+  if (claim.kind === "replay") {
+    const { status, body: stored } = claim.response;
+    if (status >= 400) {
+      const err = apiErrorFromBody(stored) ?? new ApiError("internal_error", "The stored outcome of this Idempotency-Key is not readable.");
+      err.replayed = true;
+      throw err;
+    }
+    return { status, data: stored as T, replayed: true };
+  }
+  let outcome: { status: number; data: unknown };
+  try {
+    outcome = await execute();
+  } catch (err) {
+    const status = err instanceof ApiError ? err.status : 500;
+    await completeIdempotencyKey(principal.orgId, key, { status, body: err instanceof ApiError ? err.toBody() : null });
+    throw err;
+  }
+  await completeIdempotencyKey(principal.orgId, key, { status: outcome.status, body: outcome.data });
+  return { status: outcome.status, data: outcome.data as T, replayed: false };
+}

@@ -1,0 +1,24 @@
+import { BinaryBody } from "@/lib/core/contract";
+import type { ApiError } from "@/lib/core/errors";
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** A JSON (or, for a `BinaryBody`, a byte) response. 204 has no body. */
+export function respond(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (body instanceof BinaryBody) {
+    const disposition: Record<string, string> = body.filename ? { "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(body.filename)}` } : {};
+    return new Response(Buffer.from(body.bytes), {
+      status,
+      headers: { "Content-Type": body.contentType, "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff", ...disposition, ...headers },
+    });
+  }
+  return new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
+}
+
+/** The error envelope with the error's own headers (Retry-After, Allow, …). */
+export function errorResponse(err: ApiError, headers: Record<string, string> = {}): Response {
+  return respond(err.status, err.toBody(), { ...headers, ...err.headers, ...(err.replayed ? { "Idempotent-Replayed": "true" } : {}) });
+}

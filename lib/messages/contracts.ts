@@ -1,0 +1,343 @@
+import { z } from "zod";
+import { defineContract } from "@/lib/core/contract";
+import { paginationQuery } from "@/lib/core/pagination";
+import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
+
+const recipient = z.string().trim().min(1).max(320);
+/** One address or a list (contact references arrive with contacts). */
+const recipients = z.union([recipient, z.array(recipient).min(1).max(50)]);
+const HEADER_NAME = /^[A-Za-z0-9-]{1,76}$/;
+
+export const sendAttachmentSchema = z.strictObject({
+  contentBase64: z.string().min(1).optional(),
+  objectId: z.string().min(1).optional(),
+  filename: z.string().min(1).max(120).optional(),
+  contentType: z.string().min(1).max(255).optional(),
+  delivery: z.enum(["attachment", "link", "auto"]).optional(),
+});
+
+export const sendMessageBody = z.strictObject({
+  inboxId: z.uuid(),
+  to: recipients,
+  cc: recipients.optional(),
+  bcc: recipients.optional(),
+  subject: z.string().max(998).optional(),
+  text: z.string().max(5_000_000).optional(),
+  html: z.string().max(5_000_000).optional(),
+  react: z.unknown().optional(),
+  template: z.unknown().optional(),
+  idempotencyKey: z.string().min(1).max(128).optional(),
+  attachments: z.array(sendAttachmentSchema).max(10).optional(),
+  sendAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  channel: z.enum(["email", "a2a"]).optional(),
+  replyTo: z.email().optional(),
+  inReplyTo: z.string().trim().min(1).max(250).optional(),
+  references: z.array(z.string().trim().min(1).max(250)).max(32).optional(),
+  replyToMessageId: z.uuid().optional(),
+  headers: z.record(z.string().regex(HEADER_NAME, "must be a header name"), z.string().max(998)).optional(),
+  tags: z.record(z.string().min(1).max(256), z.string().max(256)).optional(),
+  ignoreComplaints: z.boolean().optional(),
+  contactId: z.string().optional(),
+  buttons: z.unknown().optional(),
+  dryRun: z.boolean().optional(),
+});
+export type SendMessageInput = z.infer<typeof sendMessageBody>;
+
+const warningSchema = z.object({
+  recipient: z.string(),
+  reason: z.literal("complaint"),
+  message: z.string(),
+  sourceMessageId: z.uuid().nullable(),
+  providerMessageId: z.string().nullable(),
+  complaintFeedbackType: z.string().nullable(),
+  complaintUserAgent: z.string().nullable(),
+  lastEventAt: isoDate.nullable(),
+});
+
+export const sendMessageResponse = z.object({
+  id: z.uuid(),
+  status: z.enum(["sent", "scheduled", "failed", "queued"]),
+  warnings: z.array(warningSchema),
+  providerMessageId: z.string().nullable(),
+  error: z.string().nullable(),
+  channel: z.enum(["email", "a2a"]),
+  channelMetadata: z.record(z.string(), z.unknown()).nullable(),
+  scheduledAt: isoDate.nullable(),
+});
+
+export const messagePreviewSchema = z.object({
+  object: z.literal("message_preview"),
+  status: z.literal("preview"),
+  channel: z.enum(["email", "a2a"]),
+  inboxId: z.uuid(),
+  from: z.object({ address: z.string(), name: z.string().nullable() }),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  subject: z.string(),
+  textPreview: z.string(),
+  hasHtml: z.boolean(),
+  inReplyTo: z.string().nullable(),
+  references: z.array(z.string()),
+  attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), sizeBytes: z.int() })),
+  sizeBytes: z.int(),
+  scheduledAt: isoDate.nullable(),
+  warnings: z.array(warningSchema),
+});
+
+export const attachmentSchema = z.object({
+  id: z.uuid(),
+  filename: z.string().nullable(),
+  contentType: z.string().nullable(),
+  contentId: z.string().nullable(),
+  sizeBytes: z.int().min(0).nullable(),
+  createdAt: isoDate.nullable(),
+  messageId: z.uuid(),
+  disposition: z.enum(["attachment", "inline"]).nullable(),
+});
+
+export const messageSchema = z.object({
+  object: z.literal("message"),
+  id: z.uuid(),
+  inboxId: z.uuid(),
+  threadId: z.uuid().nullable(),
+  direction: z.enum(["inbound", "outbound"]),
+  status: z.string(),
+  from: z.object({ address: z.string(), name: z.string().nullable() }),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  subject: z.string(),
+  textPreview: z.string(),
+  hasHtml: z.boolean(),
+  hasAttachments: z.boolean(),
+  receivedAt: isoDate,
+  createdAt: isoDate,
+  textBody: z.string().nullable().optional(),
+  htmlBody: z.string().nullable().optional(),
+  attachments: z.array(attachmentSchema).optional(),
+  channel: z.enum(["email", "a2a"]),
+  channelMetadata: z.record(z.string(), z.unknown()).nullable(),
+  messageId: z.string().describe("RFC 5322 Message-ID header"),
+  inReplyTo: z.string().nullable(),
+  references: z.array(z.string()),
+  scheduledAt: isoDate.nullable(),
+});
+
+const tagM = "Messages";
+
+export const sendMessage = defineContract({
+  id: "sendMessage",
+  method: "POST",
+  path: "/v1/messages",
+  access: "messages:send",
+  tag: tagM,
+  summary: "Send a message",
+  description:
+    "Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `sendAt` schedules; `dryRun` previews without creating anything. `react`, `template`, contact references and `objectId` attachments are not supported yet (400 naming the field).",
+  body: sendMessageBody,
+  maxBodyBytes: 12 * 1024 * 1024,
+  idempotencyKeyField: "idempotencyKey",
+  example: { inboxId: "01930000-0000-7000-8000-000000000000", to: "someone@example.com", subject: "Hello", text: "Hi there" },
+  response: z.union([sendMessageResponse, messagePreviewSchema]),
+});
+
+export const listMessages = defineContract({
+  id: "listMessages",
+  method: "GET",
+  path: "/v1/messages",
+  access: "messages:read",
+  tag: tagM,
+  summary: "List messages",
+  description: "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`.",
+  query: z.strictObject({
+    ...paginationQuery(),
+    inboxId: z.uuid().optional(),
+    threadId: z.uuid().optional(),
+    direction: z.enum(["inbound", "outbound"]).optional(),
+    channel: z.enum(["email", "a2a"]).optional(),
+  }),
+  response: z.object({ messages: z.array(messageSchema), pagination: paginationSchema }),
+});
+
+const messageParams = z.strictObject({ messageId: uuidParam });
+
+export const getMessage = defineContract({
+  id: "getMessage",
+  method: "GET",
+  path: "/v1/messages/{messageId}",
+  access: "messages:read",
+  tag: tagM,
+  summary: "Get a message",
+  description: "With its bodies and attachments.",
+  params: messageParams,
+  response: z.object({ message: messageSchema }),
+});
+
+export const batchDeleteMessages = defineContract({
+  id: "batchDeleteMessages",
+  method: "POST",
+  path: "/v1/messages/batch-delete",
+  access: "messages:send",
+  tag: tagM,
+  summary: "Delete messages",
+  description: "1..1000 ids. Each id succeeds or fails on its own; a failure does not abort the rest.",
+  body: z.strictObject({ ids: z.array(z.string().min(1).max(64)).min(1).max(1000) }),
+  example: { ids: ["01930000-0000-7000-8000-000000000000"] },
+  response: z.object({
+    object: z.literal("batch_delete_result"),
+    deleted: z.array(z.string()),
+    failed: z.array(z.object({ id: z.string(), code: z.string(), message: z.string() })),
+  }),
+});
+
+export const outboundEventSchema = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  messageId: z.uuid().optional(),
+  providerMessageId: z.string().nullable().optional(),
+  recipient: z.string().nullable().optional(),
+  occurredAt: isoDate.optional(),
+  subject: z.string().optional(),
+  from: z.string().optional(),
+  to: z.array(z.string()).optional(),
+  status: z.string().optional(),
+  bounceType: z.enum(["Permanent", "Transient"]).optional(),
+  bounceSubType: z.string().optional(),
+  diagnosticCode: z.string().optional(),
+  complaintFeedbackType: z.string().optional(),
+  complaintUserAgent: z.string().optional(),
+});
+
+export const listMessageEvents = defineContract({
+  id: "listMessageEvents",
+  method: "GET",
+  path: "/v1/messages/{messageId}/events",
+  access: "messages:read",
+  tag: tagM,
+  summary: "Delivery events of a message",
+  params: messageParams,
+  response: z.object({ events: z.array(outboundEventSchema) }),
+});
+
+const outboundMessageSchema = z.object({
+  id: z.string(),
+  from: z.string().optional(),
+  to: z.array(z.string()).optional(),
+  subject: z.string().optional(),
+  status: z.string().optional(),
+  sentAt: isoDate.nullable().optional(),
+  scheduledAt: isoDate.nullable().optional(),
+  error: z.string().nullable().optional(),
+});
+const emailParams = z.strictObject({ emailId: uuidParam });
+
+export const getOutboundEmail = defineContract({
+  id: "getOutboundEmail",
+  method: "GET",
+  path: "/v1/outbound-emails/{emailId}",
+  access: "messages:read",
+  tag: tagM,
+  summary: "Get an outbound email",
+  params: emailParams,
+  response: z.object({ message: outboundMessageSchema }),
+});
+
+export const cancelOutboundEmail = defineContract({
+  id: "cancelOutboundEmail",
+  method: "POST",
+  path: "/v1/outbound-emails/{emailId}/cancel",
+  access: "messages:send",
+  tag: tagM,
+  summary: "Cancel a scheduled email",
+  description: "`scheduled` → `canceled`, before it fires. Anything else is 409.",
+  params: emailParams,
+  response: z.object({ message: outboundMessageSchema }),
+});
+
+const threadSchema = z.object({
+  object: z.literal("thread"),
+  id: z.uuid(),
+  inboxId: z.uuid(),
+  subject: z.string(),
+  messageCount: z.int(),
+  lastMessageAt: isoDate,
+  createdAt: isoDate,
+  messages: z.array(messageSchema).optional(),
+});
+
+export const listThreads = defineContract({
+  id: "listThreads",
+  method: "GET",
+  path: "/v1/threads",
+  access: "messages:read",
+  tag: "Threads",
+  summary: "List threads",
+  description: "Most recent activity first; filter by `inboxId`.",
+  query: z.strictObject({ ...paginationQuery(), inboxId: z.uuid().optional() }),
+  response: z.object({ threads: z.array(threadSchema), pagination: paginationSchema }),
+});
+
+export const getThread = defineContract({
+  id: "getThread",
+  method: "GET",
+  path: "/v1/threads/{threadId}",
+  access: "messages:read",
+  tag: "Threads",
+  summary: "Get a thread with its messages",
+  params: z.strictObject({ threadId: uuidParam }),
+  response: z.object({ thread: threadSchema }),
+});
+
+const attachmentParams = z.strictObject({ attachmentId: uuidParam });
+
+export const getAttachment = defineContract({
+  id: "getAttachment",
+  method: "GET",
+  path: "/v1/attachments/{attachmentId}",
+  access: "messages:read",
+  tag: "Attachments",
+  summary: "Get attachment metadata",
+  params: attachmentParams,
+  response: attachmentSchema,
+});
+
+export const getAttachmentContent = defineContract({
+  id: "getAttachmentContent",
+  method: "GET",
+  path: "/v1/attachments/{attachmentId}/content",
+  access: "messages:read",
+  tag: "Attachments",
+  summary: "Download an attachment's bytes",
+  params: attachmentParams,
+  binary: true,
+  response: z.unknown(),
+});
+
+export const getAttachmentDownloadUrl = defineContract({
+  id: "getAttachmentDownloadUrl",
+  method: "GET",
+  path: "/v1/attachments/{attachmentId}/download-url",
+  access: "messages:read",
+  tag: "Attachments",
+  summary: "Short-lived signed download URL",
+  description: "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900).",
+  params: attachmentParams,
+  query: z.strictObject({ expiresInSeconds: z.coerce.number().int().min(1).max(604_800).default(900) }),
+  response: z.object({ attachment: attachmentSchema, downloadUrl: z.url(), expiresInSeconds: z.int(), shareUrl: z.url() }),
+});
+
+export const replyInThread = defineContract({
+  id: "replyInThread",
+  method: "POST",
+  path: "/v1/threads/{threadId}/reply",
+  access: "messages:send",
+  tag: "Threads",
+  summary: "Reply in a thread",
+  description:
+    "Sends `text` from the thread's inbox to the other party of its latest message (its sender when it came in, its recipients when it went out), with `Re:` and In-Reply-To, so the reply joins the thread.",
+  params: z.strictObject({ threadId: uuidParam }),
+  body: z.strictObject({ text: z.string().trim().min(1, "Write a reply first.").max(5_000_000) }),
+  example: { text: "Thanks, noted." },
+  response: z.object({ id: z.uuid(), status: sendMessageResponse.shape.status, error: z.string().nullable() }),
+});

@@ -1,0 +1,33 @@
+import { defineOperation } from "@/lib/core/operation";
+import { attachmentContent, attachmentDownloadUrl } from "./attachments";
+import * as c from "./contracts";
+import * as read from "./read";
+import { replyInThread as reply } from "./reply";
+import { cancelScheduledMessage, sendMessage as send } from "./send";
+
+const dataPlane = { none: "data plane: the event ledger records sends and their outcomes" } as const;
+
+export const sendMessage = defineOperation(c.sendMessage, ({ db, principal, body }) => send(db, principal, body), { audit: dataPlane });
+export const listMessages = defineOperation(c.listMessages, ({ db, principal, query }) => read.listMessages(db, principal, query));
+export const getMessage = defineOperation(c.getMessage, ({ db, principal, params }) => read.getMessage(db, principal, params.messageId));
+export const batchDeleteMessages = defineOperation(c.batchDeleteMessages, ({ db, principal, body }) => read.batchDeleteMessages(db, principal, body.ids), {
+  audit: { none: "data plane: message deletion is the mailbox's own housekeeping" },
+});
+export const listMessageEvents = defineOperation(c.listMessageEvents, ({ db, principal, params }) => read.listMessageEvents(db, principal, params.messageId));
+export const getOutboundEmail = defineOperation(c.getOutboundEmail, ({ db, principal, params }) => read.getOutboundEmail(db, principal, params.emailId));
+export const cancelOutboundEmail = defineOperation(c.cancelOutboundEmail, ({ db, principal, params }) => cancelScheduledMessage(db, principal, params.emailId), {
+  audit: dataPlane,
+});
+export const listThreads = defineOperation(c.listThreads, ({ db, principal, query }) => read.listThreads(db, principal, query));
+export const getThread = defineOperation(c.getThread, ({ db, principal, params }) => read.getThread(db, principal, params.threadId));
+export const getAttachment = defineOperation(c.getAttachment, ({ db, principal, params }) => read.getAttachment(db, principal, params.attachmentId));
+export const getAttachmentContent = defineOperation(c.getAttachmentContent, ({ db, principal, params }) => attachmentContent(db, principal, params.attachmentId));
+export const getAttachmentDownloadUrl = defineOperation(c.getAttachmentDownloadUrl, ({ db, principal, params, query }) =>
+  attachmentDownloadUrl(db, principal, params.attachmentId, query.expiresInSeconds),
+);
+
+/** Console only for now: the thread view's reply box. */
+export const replyInThread = defineOperation(c.replyInThread, ({ db, principal, params, body }) => reply(db, principal, params.threadId, body.text), {
+  audit: dataPlane,
+  surfaces: { http: false, mcp: false, cli: false },
+});
