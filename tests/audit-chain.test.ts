@@ -6,7 +6,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { afterAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { auditLogs } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/service";
+import { recordAudit } from "@/lib/core/audit";
 import { appendChainedAudit, chainHead } from "@/lib/compliance/chain";
 import { rowHashOf } from "@/lib/compliance/chain-format";
 import { exportAuditPage, type AuditExportPage } from "@/lib/compliance/export";

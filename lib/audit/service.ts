@@ -4,6 +4,9 @@ import { auditLogs } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 
+/** Writing audit rows is the operation core's (`lib/core/audit.ts`); re-exported for older imports. */
+export { type AuditActor, type AuditEntry, recordAudit, SYSTEM_ACTOR } from "@/lib/core/audit";
+
 export interface ListAuditLogsInput {
   limit: number;
   cursor?: string;
