@@ -155,6 +155,17 @@ const schema = z.object({
   CONSOLE_MAIL_FROM: z.email().optional(),
   /** Who may create a console account: `open` (anyone) or `invite` (the first user, then invited addresses only). */
   CONSOLE_SIGNUP: z.enum(["open", "invite"]).default("open"),
+  /**
+   * Templates: the sandbox engine that renders react-email sources (`quickjs`, WebAssembly, installs
+   * everywhere; or `isolated-vm`, which must be installed separately and needs `node --no-node-snapshot`),
+   * its worker threads, and the time and memory one render may use.
+   */
+  TEMPLATE_SANDBOX: z.enum(["quickjs", "isolated-vm"]).default("quickjs"),
+  TEMPLATE_RENDER_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  TEMPLATE_RENDER_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  TEMPLATE_RENDER_MEMORY_MB: z.coerce.number().int().min(16).max(1024).default(64),
+  /** Read only to check that isolated-vm's required `--no-node-snapshot` flag is in effect. */
+  NODE_OPTIONS: z.string().optional(),
   /** Log level of the server's JSON logs. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Skip the boot-time migration (the app then expects an up-to-date schema). */

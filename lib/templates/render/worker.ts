@@ -1,0 +1,323 @@
+/**
+ * The render worker: a `worker_threads` thread that owns the sandbox engine, so a template that
+ * spins until its deadline blocks a worker, never the server's event loop. `workerMain` is
+ * serialized with `Function.prototype.toString` and evaluated as the worker's script (see
+ * `pool.ts`): it may use only its parameter and the language itself, no imports and no closures.
+ *
+ * Isolation model: one sandbox context per tenant (an organization, or `system` for the product's
+ * own mail), kept warm in an LRU (the runtime libraries take ~100 ms to load into a fresh QuickJS
+ * context), recycled after `maxRendersPerContext` renders and thrown away after any failed render.
+ * A template can therefore only ever affect its own organization's later renders, never another
+ * organization's, and never the host: the engine has its own heap, and nothing of the host is
+ * exposed to it.
+ */
+
+export type EngineName = "quickjs" | "isolated-vm";
+
+export interface WorkerLimits {
+  timeoutMs: number;
+  /** Time allowed to load the runtime libraries into a fresh context. */
+  coldTimeoutMs: number;
+  memoryMb: number;
+  maxOutputChars: number;
+  /** QuickJS: largest JS stack, bytes (deep recursion fails with `stack_overflow`, the worker lives). */
+  stackBytes: number;
+  maxContexts: number;
+  maxRendersPerContext: number;
+}
+
+export interface WorkerData {
+  engine: EngineName;
+  /** file: URLs of the engine package and of @react-email/render (for the text part). */
+  engineUrl: string;
+  renderUrl: string;
+  runtimeCode: string;
+  limits: WorkerLimits;
+}
+
+export interface RenderJob {
+  seq: number;
+  tenant: string;
+  moduleId: string;
+  moduleCode: string;
+  propsJson: string;
+  text: boolean;
+}
+
+export type RenderReply =
+  | { seq: number; ok: true; html: string; text: string | null; cold: boolean }
+  | { seq: number; ok: false; code: string; message: string };
+
+interface Port {
+  on(event: "message", listener: (job: RenderJob) => void): void;
+  postMessage(reply: RenderReply): void;
+}
+
+export interface WorkerDeps {
+  parentPort: Port;
+  workerData: WorkerData;
+  load: (url: string) => Promise<unknown>;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return */
+export function workerMain(deps: WorkerDeps): void {
+  const { parentPort, workerData, load } = deps;
+  const limits = workerData.limits;
+
+  class Failure extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+    }
+  }
+
+  const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+  /** Maps an error that left the sandbox (its name and message) to a failure code. */
+  const classify = (name: string, message: string): Failure => {
+    if (name.startsWith("SvcError:")) {
+      const code = name.slice("SvcError:".length);
+      const known = ["import_not_allowed", "invalid_export", "output_too_large"];
+      return new Failure(known.includes(code) ? code : "render_error", message);
+    }
+    if (/interrupted|timed out/i.test(message)) return new Failure("timeout", `the template ran longer than ${limits.timeoutMs} ms`);
+    if (/out of memory|memory limit/i.test(message)) return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+    if (/stack overflow|call stack/i.test(message)) return new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
+    const react = /Minified React error #(\d+)/.exec(message);
+    if (react) {
+      const hints: Record<string, string> = {
+        "130": "an element type is invalid: a component is undefined (check the names you import from @react-email/components)",
+        "152": "a component returned undefined; return null to render nothing",
+        "31": "an object was rendered as a React child; render its fields instead",
+        "426": "a component suspended: templates must be synchronous (no async components, no use())",
+        "460": "a component suspended: templates must be synchronous (no async components, no use())",
+      };
+      return new Failure("render_error", `React error #${react[1]}: ${hints[react[1] ?? ""] ?? "see https://react.dev/errors/" + react[1]}`);
+    }
+    return new Failure("render_error", clip(name ? `${name}: ${message}` : message));
+  };
+
+  // ---------------------------------------------------------------- QuickJS (default engine)
+  const quickjsEngine = (ns: any) => {
+    let mod: any = null;
+    const contexts = new Map<string, any>();
+
+    const dispose = (entry: any) => {
+      for (const handle of [entry.render, entry.has, entry.define, entry.svc]) {
+        try {
+          handle?.dispose();
+        } catch {
+          /* ignored */
+        }
+      }
+      try {
+        entry.vm.dispose();
+        entry.runtime.dispose();
+      } catch {
+        // A leaked handle or an aborted module: drop the whole WebAssembly instance.
+        mod = null;
+        contexts.clear();
+      }
+    };
+
+    const dumpError = (vm: any, handle: any): Failure => {
+      try {
+        const e = vm.dump(handle);
+        if (e && typeof e === "object") return classify(String(e.name ?? ""), String(e.message ?? ""));
+        return classify("", String(e));
+      } catch {
+        return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+      } finally {
+        try {
+          handle.dispose();
+        } catch {
+          /* ignored */
+        }
+      }
+    };
+
+    const create = async () => {
+      mod ??= await ns.newQuickJSWASMModule();
+      const runtime = mod.newRuntime();
+      runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
+      runtime.setMaxStackSize(limits.stackBytes);
+      const entry: any = { runtime, vm: null, deadline: Date.now() + limits.coldTimeoutMs, modules: new Set<string>(), renders: 0 };
+      runtime.setInterruptHandler(() => Date.now() > entry.deadline);
+      entry.vm = runtime.newContext();
+      const r = entry.vm.evalCode(workerData.runtimeCode, "svc-runtime.js");
+      if (r.error) {
+        const failure = dumpError(entry.vm, r.error);
+        dispose(entry);
+        throw new Failure("sandbox_unavailable", `the sandbox runtime did not load: ${failure.message}`);
+      }
+      r.value.dispose();
+      entry.svc = entry.vm.getProp(entry.vm.global, "__svc");
+      entry.define = entry.vm.getProp(entry.svc, "define");
+      entry.has = entry.vm.getProp(entry.svc, "has");
+      entry.render = entry.vm.getProp(entry.svc, "render");
+      return entry;
+    };
+
+    return async (job: RenderJob): Promise<{ html: string; cold: boolean }> => {
+      let entry = contexts.get(job.tenant);
+      let cold = false;
+      if (entry) {
+        contexts.delete(job.tenant);
+      } else {
+        entry = await create();
+        cold = true;
+      }
+      contexts.set(job.tenant, entry);
+      while (contexts.size > limits.maxContexts) {
+        const [oldest, victim] = contexts.entries().next().value as [string, any];
+        contexts.delete(oldest);
+        dispose(victim);
+      }
+      const vm = entry.vm;
+      const fail = (failure: Failure) => {
+        contexts.delete(job.tenant);
+        dispose(entry);
+        return failure;
+      };
+      try {
+        entry.deadline = Date.now() + limits.timeoutMs;
+        if (!entry.modules.has(job.moduleId)) {
+          const wrapped = `__svc.define(${JSON.stringify(job.moduleId)}, function (module, exports, require) {\n${job.moduleCode}\n});`;
+          const r = vm.evalCode(wrapped, "template.js");
+          if (r.error) throw fail(dumpError(vm, r.error));
+          r.value.dispose();
+          entry.modules.add(job.moduleId);
+          cold = true;
+        }
+        const id = vm.newString(job.moduleId);
+        const props = vm.newString(job.propsJson);
+        const max = vm.newNumber(limits.maxOutputChars);
+        let r: any;
+        try {
+          r = vm.callFunction(entry.render, entry.svc, id, props, max);
+        } finally {
+          id.dispose();
+          props.dispose();
+          max.dispose();
+        }
+        if (r.error) throw fail(dumpError(vm, r.error));
+        const html = vm.typeof(r.value) === "string" ? vm.getString(r.value) : null;
+        r.value.dispose();
+        if (html === null) throw fail(new Failure("render_error", "the template did not render to a string"));
+        entry.renders += 1;
+        if (entry.renders >= limits.maxRendersPerContext) {
+          contexts.delete(job.tenant);
+          dispose(entry);
+        }
+        return { html, cold };
+      } catch (err) {
+        if (err instanceof Failure) throw err;
+        // Not a JavaScript error of the template: the WebAssembly instance itself failed.
+        mod = null;
+        contexts.clear();
+        throw new Failure("sandbox_unavailable", `the sandbox failed: ${clip(String((err as Error)?.message ?? err), 200)}`);
+      }
+    };
+  };
+
+  // ---------------------------------------------------------------- isolated-vm (optional engine)
+  const isolatedVmEngine = (ns: any) => {
+    const ivm = ns.default ?? ns;
+    const contexts = new Map<string, any>();
+    const dispose = (entry: any) => {
+      try {
+        entry.isolate.dispose();
+      } catch {
+        /* already disposed (memory limit) */
+      }
+    };
+    const create = () => {
+      const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, limits.memoryMb) });
+      const context = isolate.createContextSync();
+      try {
+        context.evalSync(workerData.runtimeCode, { filename: "svc-runtime.js", timeout: limits.coldTimeoutMs });
+      } catch (err) {
+        isolate.dispose();
+        throw new Failure("sandbox_unavailable", `the sandbox runtime did not load: ${String((err as Error).message)}`);
+      }
+      const render = context.evalSync("__svc.render.bind(__svc)", { reference: true });
+      return { isolate, context, render, modules: new Set<string>(), renders: 0 };
+    };
+    return (job: RenderJob): Promise<{ html: string; cold: boolean }> => {
+      let entry = contexts.get(job.tenant);
+      let cold = false;
+      if (entry && !entry.isolate.isDisposed) {
+        contexts.delete(job.tenant);
+      } else {
+        entry = create();
+        cold = true;
+      }
+      contexts.set(job.tenant, entry);
+      while (contexts.size > limits.maxContexts) {
+        const [oldest, victim] = contexts.entries().next().value as [string, any];
+        contexts.delete(oldest);
+        dispose(victim);
+      }
+      try {
+        const started = Date.now();
+        if (!entry.modules.has(job.moduleId)) {
+          const wrapped = `__svc.define(${JSON.stringify(job.moduleId)}, function (module, exports, require) {\n${job.moduleCode}\n});`;
+          entry.context.evalSync(wrapped, { filename: "template.js", timeout: limits.timeoutMs });
+          entry.modules.add(job.moduleId);
+          cold = true;
+        }
+        const left = Math.max(1, limits.timeoutMs - (Date.now() - started));
+        const html = entry.render.applySync(undefined, [job.moduleId, job.propsJson, limits.maxOutputChars], { timeout: left });
+        if (typeof html !== "string") throw new Failure("render_error", "the template did not render to a string");
+        entry.renders += 1;
+        if (entry.renders >= limits.maxRendersPerContext) {
+          contexts.delete(job.tenant);
+          dispose(entry);
+        }
+        return Promise.resolve({ html, cold });
+      } catch (err) {
+        contexts.delete(job.tenant);
+        const disposedForMemory = entry.isolate.isDisposed;
+        dispose(entry);
+        if (err instanceof Failure) throw err;
+        const e = err as { name?: string; message?: string };
+        if (disposedForMemory) throw new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+        throw classify(String(e?.name ?? ""), String(e?.message ?? err));
+      }
+    };
+  };
+
+  let engine: Promise<(job: RenderJob) => Promise<{ html: string; cold: boolean }>> | null = null;
+  let toPlainText: Promise<(html: string) => string> | null = null;
+  const getEngine = () => {
+    engine ??= load(workerData.engineUrl).then((ns: any) => (workerData.engine === "isolated-vm" ? isolatedVmEngine(ns) : quickjsEngine(ns)));
+    return engine;
+  };
+  const getText = () => {
+    toPlainText ??= load(workerData.renderUrl).then((ns: any) => (ns.toPlainText ?? ns.default?.toPlainText) as (html: string) => string);
+    return toPlainText;
+  };
+
+  parentPort.on("message", (job: RenderJob) => {
+    void (async () => {
+      try {
+        const run = await getEngine();
+        const { html, cold } = await run(job);
+        let text: string | null = null;
+        if (job.text) {
+          try {
+            text = (await getText())(html);
+          } catch (err) {
+            throw new Failure("render_error", `the text part could not be derived: ${clip(String((err as Error)?.message ?? err), 200)}`);
+          }
+        }
+        parentPort.postMessage({ seq: job.seq, ok: true, html, text, cold });
+      } catch (err) {
+        const failure = err instanceof Failure ? err : new Failure("sandbox_unavailable", clip(String((err as Error)?.message ?? err), 300));
+        parentPort.postMessage({ seq: job.seq, ok: false, code: failure.code, message: failure.message });
+      }
+    })();
+  });
+}
