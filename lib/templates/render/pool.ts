@@ -102,20 +102,30 @@ class Slot {
       void this.pump();
       return;
     }
-    const worker = this.worker;
     const { timeoutMs, coldTimeoutMs } = this.pool.options.limits;
+    this.arm(timeoutMs + coldTimeoutMs + this.pool.hardGraceMs);
+    this.worker.postMessage(next.job);
+  }
+
+  /** (Re)starts the hard deadline of the running job: past it the worker is replaced. */
+  private arm(ms: number): void {
+    const worker = this.worker;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       // The sandbox did not stop itself: replace the worker, fail only this job.
-      this.worker = null;
-      this.finish(new TemplateError("timeout", `the template ran longer than ${timeoutMs} ms`));
-      void worker.terminate();
-    }, timeoutMs + coldTimeoutMs + this.pool.hardGraceMs);
+      if (this.worker === worker) this.worker = null;
+      this.finish(new TemplateError("timeout", `the template ran longer than ${this.pool.options.limits.timeoutMs} ms`));
+      void worker?.terminate();
+    }, ms);
     this.timer.unref();
-    worker.postMessage(next.job);
   }
 
   private settle(reply: RenderReply): void {
     if (!this.running || reply.seq !== this.running.job.seq) return;
+    if ("ready" in reply) {
+      this.arm(this.pool.options.limits.timeoutMs + this.pool.hardGraceMs);
+      return;
+    }
     if (reply.ok) {
       this.finish(null, { html: reply.html, text: reply.text, cold: reply.cold });
     } else {
@@ -159,7 +169,7 @@ export class SandboxPool {
 
   constructor(readonly options: PoolOptions) {
     this.maxQueue = options.maxQueue ?? 1000;
-    this.hardGraceMs = options.hardGraceMs ?? 5000;
+    this.hardGraceMs = options.hardGraceMs ?? 2000;
     this.slots = Array.from({ length: Math.max(1, options.workers) }, () => new Slot(this, () => this.workerData()));
   }
 

@@ -45,6 +45,7 @@ export interface RenderJob {
 }
 
 export type RenderReply =
+  | { seq: number; ready: true }
   | { seq: number; ok: true; html: string; text: string | null; cold: boolean }
   | { seq: number; ok: false; code: string; message: string };
 
@@ -52,6 +53,9 @@ interface Port {
   on(event: "message", listener: (job: RenderJob) => void): void;
   postMessage(reply: RenderReply): void;
 }
+
+/** Tells the pool that the context is loaded, so its hard deadline becomes the render's own. */
+type Ready = () => void;
 
 export interface WorkerDeps {
   parentPort: Port;
@@ -128,7 +132,8 @@ export function workerMain(deps: WorkerDeps): void {
         if (e && typeof e === "object") return classify(String(e.name ?? ""), String(e.message ?? ""));
         return classify("", String(e));
       } catch {
-        return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+        // Reading the thrown value ran out of time or memory (a getter that spins, a huge object).
+        return new Failure("render_error", "the template threw a value that could not be read");
       } finally {
         try {
           handle.dispose();
@@ -160,7 +165,7 @@ export function workerMain(deps: WorkerDeps): void {
       return entry;
     };
 
-    return async (job: RenderJob): Promise<{ html: string; cold: boolean }> => {
+    return async (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
       let entry = contexts.get(job.tenant);
       let cold = false;
       if (entry) {
@@ -175,6 +180,7 @@ export function workerMain(deps: WorkerDeps): void {
         contexts.delete(oldest);
         dispose(victim);
       }
+      ready();
       const vm = entry.vm;
       const fail = (failure: Failure) => {
         contexts.delete(job.tenant);
@@ -245,7 +251,7 @@ export function workerMain(deps: WorkerDeps): void {
       const render = context.evalSync("__svc.render.bind(__svc)", { reference: true });
       return { isolate, context, render, modules: new Set<string>(), renders: 0 };
     };
-    return (job: RenderJob): Promise<{ html: string; cold: boolean }> => {
+    return (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
       let entry = contexts.get(job.tenant);
       let cold = false;
       if (entry && !entry.isolate.isDisposed) {
@@ -260,6 +266,7 @@ export function workerMain(deps: WorkerDeps): void {
         contexts.delete(oldest);
         dispose(victim);
       }
+      ready();
       try {
         const started = Date.now();
         if (!entry.modules.has(job.moduleId)) {
@@ -289,7 +296,7 @@ export function workerMain(deps: WorkerDeps): void {
     };
   };
 
-  let engine: Promise<(job: RenderJob) => Promise<{ html: string; cold: boolean }>> | null = null;
+  let engine: Promise<(job: RenderJob, ready: Ready) => Promise<{ html: string; cold: boolean }>> | null = null;
   let toPlainText: Promise<(html: string) => string> | null = null;
   const getEngine = () => {
     engine ??= load(workerData.engineUrl).then((ns: any) => (workerData.engine === "isolated-vm" ? isolatedVmEngine(ns) : quickjsEngine(ns)));
@@ -304,7 +311,7 @@ export function workerMain(deps: WorkerDeps): void {
     void (async () => {
       try {
         const run = await getEngine();
-        const { html, cold } = await run(job);
+        const { html, cold } = await run(job, () => parentPort.postMessage({ seq: job.seq, ready: true }));
         let text: string | null = null;
         if (job.text) {
           try {

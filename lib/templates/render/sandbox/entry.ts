@@ -11,8 +11,14 @@
 import * as React from "react";
 import * as jsxRuntime from "react/jsx-runtime";
 // Redirected by the build to React DOM's legacy browser renderer (synchronous, no MessageChannel).
-import { renderToStaticMarkup } from "react-dom/server";
+import { renderToString } from "react-dom/server";
 import * as emailComponents from "@react-email/components";
+
+// No engine extras: WebAssembly would allocate memory outside the sandbox heap's accounting, and
+// shared memory with Atomics.wait could block the thread.
+for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) {
+  delete (globalThis as Record<string, unknown>)[name];
+}
 
 const DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
 
@@ -104,7 +110,7 @@ const svc = {
     const component = apply(mapGet, defined, [id]) as Parameters<typeof createElement>[0] | undefined;
     if (component === undefined) throw new SandboxError("not_defined", `module ${id} is not loaded`);
     const props = jsonParse(propsJson) as Record<string, unknown>;
-    const markup: unknown = renderToStaticMarkup(createElement(component, props));
+    const markup: unknown = renderToString(createElement(component, props));
     if (typeof markup !== "string") throw new SandboxError("render_error", "the renderer returned no markup");
     if (markup.length > maxChars) {
       throw new SandboxError("output_too_large", `the rendered HTML has ${markup.length} characters; the limit is ${maxChars}`);
