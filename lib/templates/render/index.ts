@@ -14,6 +14,8 @@ import type { EngineName, WorkerLimits } from "./worker";
  */
 export { TemplateError, type TemplateErrorCode } from "./errors";
 export { compileTemplate, ALLOWED_IMPORTS, type CompiledTemplate } from "./compile";
+export { parseVariableSchema, validateVariables, type RootVariableSchema, type VariableSchema } from "./variables";
+export { parseSubjectTemplate, renderSubject, MAX_SUBJECT_CHARS } from "./subject";
 export { MAX_SOURCE_CHARS, MAX_PROPS_BYTES, MAX_VARIABLES_BYTES, MAX_OUTPUT_CHARS } from "./limits";
 
 export interface RenderRequest {
@@ -53,7 +55,7 @@ export function nodeSnapshotDisabled(): boolean {
   return process.execArgv.includes("--no-node-snapshot") || (env.NODE_OPTIONS ?? "").split(/\s+/).includes("--no-node-snapshot");
 }
 
-export function createRenderer(options: Partial<PoolOptions> & { limits?: Partial<WorkerLimits> } = {}): SandboxPool {
+export function createRenderer(options: Omit<Partial<PoolOptions>, "limits"> & { limits?: Partial<WorkerLimits> } = {}): SandboxPool {
   const engine: EngineName = options.engine ?? env.TEMPLATE_SANDBOX;
   if (engine === "isolated-vm" && !nodeSnapshotDisabled()) {
     throw new Error("TEMPLATE_SANDBOX=isolated-vm needs Node started with --no-node-snapshot (NODE_OPTIONS=--no-node-snapshot)");

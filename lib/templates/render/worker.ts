@@ -63,7 +63,7 @@ export interface WorkerDeps {
   load: (url: string) => Promise<unknown>;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
 export function workerMain(deps: WorkerDeps): void {
   const { parentPort, workerData, load } = deps;
   const limits = workerData.limits;

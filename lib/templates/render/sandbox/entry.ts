@@ -23,6 +23,7 @@ for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) {
 const DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
 
 // Captured before any template runs, so a template that replaces them cannot change what the host sees.
+/* eslint-disable @typescript-eslint/unbound-method -- called through Reflect.apply with their receiver */
 const jsonParse = JSON.parse;
 const hasOwn = Object.prototype.hasOwnProperty;
 const freeze = Object.freeze;
@@ -33,6 +34,7 @@ const mapSet = Map.prototype.set;
 const mapHas = Map.prototype.has;
 const stringReplace = String.prototype.replace;
 const createElement = React.createElement;
+/* eslint-enable @typescript-eslint/unbound-method */
 
 class SandboxError extends Error {
   constructor(code: string, message: string) {
@@ -103,7 +105,7 @@ const svc = {
     apply(mapSet, defined, [id, component]);
   },
   has(id: string): boolean {
-    return apply(mapHas, defined, [id]) as boolean;
+    return apply(mapHas, defined, [id]);
   },
   /** Renders the module `id` with JSON props to an HTML document (react-email's doctype). */
   render(id: string, propsJson: string, maxChars: number): string {
