@@ -265,3 +265,19 @@ describe.skipIf(!hasIsolatedVm)("template renderer (isolated-vm sandbox)", () =>
     expect(healthy.html).toContain("Hi <!-- -->Eve");
   });
 });
+
+describe("the product's own emails", () => {
+  it("render through the sandbox like react-email renders them in the host", async () => {
+    const { renderSystemEmail } = await import("@/lib/mail/system");
+    const { render } = await import("@react-email/render");
+    const { default: MagicLinkEmail } = await import("@/emails/magic-link");
+    const props = { url: "https://svc.test/api/auth/callback/email?token=t", host: "svc.test", expiresMinutes: 15 };
+    const sandboxed = await renderSystemEmail("magic-link", props);
+    const host = await render(MagicLinkEmail(props));
+    expect(sandboxed.html).toBe(host.replace(/<!--(\$|\/\$|html|head|body)-->/g, ""));
+    expect(sandboxed.text).toContain("Use the button below to sign in.");
+    const invitation = await renderSystemEmail("invitation", { url: "https://svc.test/i/x", organization: "Acme", role: "admin", invitedBy: null, expiresDays: 7 });
+    expect(invitation.html).toContain("Join Acme");
+    expect(invitation.text).toContain("Someone invited you");
+  });
+});

@@ -3,7 +3,6 @@ import NextAuth from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { getDb } from "@/db";
 import { authAccounts, authSessions, authVerificationTokens, users } from "@/db/schema";
-import MagicLinkEmail from "@/emails/magic-link";
 import { sendSystemEmail } from "@/lib/mail/system";
 import { hasPendingInvitation } from "@/lib/organizations/invitations";
 import { env, publicBaseUrl } from "@/lib/env";
@@ -74,7 +73,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
           await sendSystemEmail(db, {
             to: identifier,
             subject: `Sign in to ${host}`,
-            body: MagicLinkEmail({ url, host, expiresMinutes: MAGIC_LINK_MINUTES }),
+            email: "magic-link",
+            props: { url, host, expiresMinutes: MAGIC_LINK_MINUTES },
             link: url,
           });
         },

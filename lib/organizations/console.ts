@@ -4,7 +4,6 @@ import type { DbOrTx } from "@/db";
 import * as schema from "@/db/schema";
 import { organizations } from "@/db/schema";
 import { invalidRequest } from "@/lib/core/errors";
-import InvitationEmail from "@/emails/invitation";
 import type { AuditActor } from "@/lib/core/audit";
 import { publicBaseUrl } from "@/lib/env";
 import { sendSystemEmail } from "@/lib/mail/system";
@@ -59,7 +58,8 @@ export async function inviteMember(db: DbOrTx, caller: ConsoleCaller, orgId: str
   await sendSystemEmail(db, {
     to: invitation.email,
     subject: `You're invited to ${organization}`,
-    body: InvitationEmail({ url, organization, role: invitation.role, invitedBy: caller.email, expiresDays: INVITATION_TTL_DAYS }),
+    email: "invitation",
+    props: { url, organization, role: invitation.role, invitedBy: caller.email, expiresDays: INVITATION_TTL_DAYS },
     link: url,
   });
   return { invitation };

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import type { Message, Plugin } from "esbuild";
 import { TemplateError } from "./errors";
 import { MAX_SOURCE_CHARS } from "./limits";
@@ -91,4 +93,54 @@ function compileError(err: unknown): TemplateError {
   const code = first.detail === "import_not_allowed" ? "import_not_allowed" : "compile_error";
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? "s" : ""})` : "";
   return new TemplateError(code, `${where}${first.text}${more}`);
+}
+
+const files = new Map<string, { mtimeMs: number; compiled: CompiledTemplate }>();
+
+/**
+ * Compiles one of the product's own email files (`emails/*.tsx`): the same allowlist, plus relative
+ * imports of other files inside `root` (their shared layout). Cached per file until it changes.
+ */
+export async function compileTemplateFile(file: string, root: string): Promise<CompiledTemplate> {
+  const mtimeMs = fs.statSync(file).mtimeMs;
+  const hit = files.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.compiled;
+  const esbuild = await import("esbuild");
+  const inside: Plugin = {
+    name: "svc-system-email-imports",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (ALLOWED.has(args.path)) return { path: args.path, external: true };
+        if (args.kind === "entry-point") return undefined;
+        const target = path.resolve(args.resolveDir, args.path);
+        if (args.path.startsWith(".") && (target === root || target.startsWith(root + path.sep))) return undefined;
+        return { errors: [{ text: `import of "${args.path}" is not allowed in ${path.relative(root, args.importer)}`, detail: "import_not_allowed" }] };
+      });
+    },
+  };
+  let code: string;
+  try {
+    const result = await esbuild.build({
+      entryPoints: [file],
+      bundle: true,
+      write: false,
+      format: "cjs",
+      platform: "neutral",
+      target: "es2020",
+      jsx: "automatic",
+      jsxImportSource: "react",
+      legalComments: "none",
+      charset: "utf8",
+      logLevel: "silent",
+      resolveExtensions: [".tsx", ".ts", ".jsx", ".js"],
+      tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: false } },
+      plugins: [inside],
+    });
+    code = result.outputFiles[0]?.text ?? "";
+  } catch (err) {
+    throw compileError(err);
+  }
+  const compiled = { id: createHash("sha256").update(code).digest("hex"), code };
+  files.set(file, { mtimeMs, compiled });
+  return compiled;
 }

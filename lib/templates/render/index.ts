@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { compileTemplate } from "./compile";
+import { compileTemplate, compileTemplateFile } from "./compile";
 import { TemplateError } from "./errors";
 import { jsonBytes, MAX_OUTPUT_CHARS, MAX_PROPS_BYTES } from "./limits";
 import { type PoolOptions, SandboxPool } from "./pool";
@@ -112,4 +112,13 @@ export async function renderReact(req: RenderRequest, pool: SandboxPool = render
   } catch (err) {
     throw err instanceof TemplateError && err.isClientError ? err.withParam(at(req.param, "source")) : err;
   }
+}
+
+/**
+ * Renders one of the product's own emails (a file in `emails/`) through the same sandbox, in the
+ * `system` context, which no customer template ever shares.
+ */
+export async function renderEmailFile(file: string, root: string, props: Record<string, unknown>, pool: SandboxPool = renderer()): Promise<RenderResult> {
+  const compiled = await compileTemplateFile(file, root);
+  return pool.render({ tenant: "system", moduleId: compiled.id, moduleCode: compiled.code, propsJson: JSON.stringify(props), text: true });
 }
