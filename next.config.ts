@@ -2,7 +2,8 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2"],
+  // esbuild (a native binary) and quickjs-emscripten (WebAssembly) are loaded by the template sandbox from node_modules.
+  serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten"],
   poweredByHeader: false,
   // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...).
   headers: () =>

@@ -68,14 +68,17 @@ export function workerMain(deps: WorkerDeps): void {
   const { parentPort, workerData, load } = deps;
   const limits = workerData.limits;
 
-  class Failure extends Error {
-    constructor(
-      readonly code: string,
-      message: string,
-    ) {
-      super(message);
-    }
+  // A plain object, not a class: whatever compiles this function (tsx, Vitest, Next.js) must not
+  // need helpers from outside it.
+  interface Failure {
+    failure: true;
+    code: string;
+    message: string;
   }
+  const Failure = function (code: string, message: string): Failure {
+    return { failure: true, code, message };
+  } as unknown as new (code: string, message: string) => Failure;
+  const isFailure = (err: unknown): err is Failure => typeof err === "object" && err !== null && (err as { failure?: unknown }).failure === true;
 
   const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -219,7 +222,7 @@ export function workerMain(deps: WorkerDeps): void {
         }
         return { html, cold };
       } catch (err) {
-        if (err instanceof Failure) throw err;
+        if (isFailure(err)) throw err;
         // Not a JavaScript error of the template: the WebAssembly instance itself failed.
         mod = null;
         contexts.clear();
@@ -288,7 +291,7 @@ export function workerMain(deps: WorkerDeps): void {
         contexts.delete(job.tenant);
         const disposedForMemory = entry.isolate.isDisposed;
         dispose(entry);
-        if (err instanceof Failure) throw err;
+        if (isFailure(err)) throw err;
         const e = err as { name?: string; message?: string };
         if (disposedForMemory) throw new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
         throw classify(String(e?.name ?? ""), String(e?.message ?? err));
@@ -322,7 +325,7 @@ export function workerMain(deps: WorkerDeps): void {
         }
         parentPort.postMessage({ seq: job.seq, ok: true, html, text, cold });
       } catch (err) {
-        const failure = err instanceof Failure ? err : new Failure("sandbox_unavailable", clip(String((err as Error)?.message ?? err), 300));
+        const failure = isFailure(err) ? err : new Failure("sandbox_unavailable", clip(String((err as Error)?.message ?? err), 300));
         parentPort.postMessage({ seq: job.seq, ok: false, code: failure.code, message: failure.message });
       }
     })();
