@@ -31,8 +31,9 @@ export default function Welcome({ name, product = "Svc", url }: Props) {
 
 const jsx = (body: string, head = "") => `${head}\nexport default function Email(props: any) {\n${body}\n}\n`;
 
-// Small limits so the hostile cases fail fast; the hard deadline is short so a stuck worker is replaced quickly.
-const LIMITS = { timeoutMs: 300, memoryMb: 32, maxOutputChars: 200_000 };
+// A small heap and output limit so the hostile cases fail fast (the default time limit, so a loaded CI
+// machine does not turn slow honest renders into timeouts); a short hard deadline replaces a stuck worker quickly.
+const LIMITS = { timeoutMs: 1000, memoryMb: 32, maxOutputChars: 200_000 };
 
 interface Case {
   name: string;

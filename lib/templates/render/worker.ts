@@ -89,9 +89,16 @@ export function workerMain(deps: WorkerDeps): void {
       const known = ["import_not_allowed", "invalid_export", "output_too_large"];
       return new Failure(known.includes(code) ? code : "render_error", message);
     }
-    if (/interrupted|timed out/i.test(message)) return new Failure("timeout", `the template ran longer than ${limits.timeoutMs} ms`);
-    if (/out of memory|memory limit/i.test(message)) return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
-    if (/stack overflow|call stack/i.test(message)) return new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
+    // The engines' own errors: QuickJS (InternalError) and V8 under isolated-vm.
+    if ((name === "InternalError" && message === "interrupted") || /^Script execution timed out\.?$/.test(message)) {
+      return new Failure("timeout", `the template ran longer than ${limits.timeoutMs} ms`);
+    }
+    if ((name === "InternalError" && message === "out of memory") || /^(Isolate was disposed during execution due to memory limit|Array buffer allocation failed)/.test(message)) {
+      return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+    }
+    if ((name === "InternalError" && message === "stack overflow") || (name === "RangeError" && /^Maximum call stack size exceeded/.test(message))) {
+      return new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
+    }
     const react = /Minified React error #(\d+)/.exec(message);
     if (react) {
       const hints: Record<string, string> = {
