@@ -104,6 +104,8 @@ class Slot {
     }
     const { timeoutMs, coldTimeoutMs } = this.pool.options.limits;
     this.arm(timeoutMs + coldTimeoutMs + this.pool.hardGraceMs);
+    // Keeps the process alive while a render is under way; an idle worker never does.
+    this.worker.ref();
     this.worker.postMessage(next.job);
   }
 
@@ -145,6 +147,7 @@ class Slot {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.running = null;
+    if (this.queue.length === 0) this.worker?.unref();
     if (p) {
       if (err) p.reject(err);
       else if (out) p.resolve(out);

@@ -70,13 +70,9 @@ export function workerMain(deps: WorkerDeps): void {
 
   // A plain object, not a class: whatever compiles this function (tsx, Vitest, Next.js) must not
   // need helpers from outside it.
-  interface Failure {
-    failure: true;
-    code: string;
-    message: string;
-  }
+  type Failure = Error & { failure: true; code: string };
   const Failure = function (code: string, message: string): Failure {
-    return { failure: true, code, message };
+    return Object.assign(new Error(message), { failure: true as const, code });
   } as unknown as new (code: string, message: string) => Failure;
   const isFailure = (err: unknown): err is Failure => typeof err === "object" && err !== null && (err as { failure?: unknown }).failure === true;
 
