@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseSubjectTemplate, parseVariableSchema, renderSubject, TemplateError, validateVariables } from "@/lib/templates/render";
+import { TemplateError } from "@/lib/templates/render";
+import { parseSubjectTemplate, renderSubject } from "@/lib/templates/render/subject";
+import { parseVariableSchema, validateVariables } from "@/lib/templates/render/variables";
 
 const schema = parseVariableSchema({
   type: "object",
