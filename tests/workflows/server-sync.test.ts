@@ -107,7 +107,8 @@ test("the executor's signed sync succeeds; a forged-Host PUT is refused; a sched
   while (Date.now() < deadline) {
     const got = (await (await fetch(`${base}/v1/messages/${message.id}`, { headers })).json()) as { message: { status: string } };
     status = got.message.status;
-    if (status !== "scheduled") break;
+    // scheduled → queued → sent: wait for a terminal state, not just the first change.
+    if (status !== "scheduled" && status !== "queued") break;
     await new Promise((r) => setTimeout(r, 250));
   }
   expect(status).toBe("sent");
