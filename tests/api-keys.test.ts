@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { getDb } from "@/db";
 import { apiKeys, auditLogs } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys/secrets";
-import { call, newKey, newOrg } from "./harness";
+import { call, newInbox, newKey, newOrg } from "./harness";
 
 test("create returns the secret once; only its hash and prefix are stored", async () => {
   const org = await newOrg();
@@ -71,7 +71,7 @@ test("scopes, allowedIps and counts are validated", async () => {
 test("update changes name, allowlist and inbox restriction; revoke is immediate and audited", async () => {
   const org = await newOrg();
   const k = await newKey(org, { scopes: ["keys:read"] });
-  const inbox = "0190a5e4-0000-7000-8000-000000000001";
+  const inbox = (await newInbox(org)).id;
   const upd = await call("PATCH", `/v1/api-keys/${k.id}`, { key: org.secret, body: { name: "renamed", allowedIps: ["10.1.0.0/16"], inboxIds: [inbox] } });
   expect(upd.status).toBe(200);
   expect(upd.body.apiKey).toMatchObject({ name: "renamed", allowedIps: ["10.1.0.0/16"], inboxIds: [inbox] });

@@ -62,10 +62,13 @@ export const createApiKey = defineContract({
   access: "keys:write",
   tag: "API keys",
   summary: "Create an API key",
-  description: "The new key's scopes must be a subset of the calling key's (bundles expanded). The secret is returned only in this response.",
+  description:
+    "The new key's scopes must be a subset of the calling key's (bundles expanded). A key restricted to inboxes or source addresses gives its restrictions to the keys it creates: an omitted `inboxIds` or `allowedIps` inherits the caller's, a list must lie inside them, and null or [] is refused (403 `not_permitted`). `inboxIds` must name inboxes of the organization (404). The secret is returned only in this response and never stored: a repeat with the same Idempotency-Key answers 409 `idempotency_key_replay_secret`.",
   body: createApiKeyBody,
   example: { name: "ci", scopes: ["keys:read"] },
   response: z.object({ apiKey: apiKeySchema, secret: z.string() }),
+  secretFields: ["secret"],
+  errors: ["not_permitted", "resource_not_found", "idempotency_key_replay_secret"],
 });
 
 export const getApiKey = defineContract({
@@ -86,11 +89,13 @@ export const updateApiKey = defineContract({
   access: "keys:write",
   tag: "API keys",
   summary: "Update an API key",
-  description: "Changes the name, IP allowlist or inbox restriction. Scopes cannot be changed; create a new key.",
+  description:
+    "Changes the name, IP allowlist or inbox restriction. Scopes cannot be changed; create a new key. Only keys whose scopes the caller holds (403 `not_permitted`); a restricted caller sets restrictions only inside its own, so no key widens its own restrictions.",
   params: keyParams,
   body: updateApiKeyBody,
   example: { name: "renamed" },
   response: one,
+  errors: ["not_permitted"],
 });
 
 export const revokeApiKey = defineContract({
@@ -100,7 +105,8 @@ export const revokeApiKey = defineContract({
   access: "keys:write",
   tag: "API keys",
   summary: "Revoke an API key",
-  description: "`active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged.",
+  description: "`active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged. Only keys whose scopes the caller holds (403 `not_permitted`).",
   params: keyParams,
   response: one,
+  errors: ["not_permitted"],
 });

@@ -6,6 +6,7 @@ import { type AuditActor, noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 import { expandScopes, isSubset, type Scope } from "@/lib/auth/scopes";
 import type { ApiKey, CreateApiKeyInput, UpdateApiKeyInput } from "@/lib/api-keys/contracts";
+import { assertMayManage, boundRestrictions } from "./restrictions";
 import { generateSecret, hashSecret, type KeyEnvironment, secretPrefix } from "./secrets";
 
 type Row = typeof apiKeys.$inferSelect;
@@ -87,33 +88,38 @@ export async function getApiKey(db: DbOrTx, principal: Principal, keyId: string)
   return { apiKey: toApiKey(await findKey(db, principal, keyId)) };
 }
 
-/** Creates a child key. Its scopes must be a subset of the caller's (bundles expanded). */
+/**
+ * Creates a child key. Its scopes must be a subset of the caller's (bundles expanded); its
+ * restrictions are the caller's or narrower (`restrictions.ts`).
+ */
 export async function createApiKey(db: DbOrTx, principal: Principal, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
   if (!isSubset(input.scopes, principal.scopes)) {
     const held: ReadonlySet<Scope> = principal.scopes;
     const extra = [...expandScopes(input.scopes)].filter((s) => !held.has(s));
     throw invalidRequest(`A key can only grant scopes it holds itself; this key lacks: ${extra.join(", ")}.`, "scopes");
   }
-  return db.transaction((tx) =>
-    insertApiKey(tx, principal, {
+  return db.transaction(async (tx) => {
+    const bounds = await boundRestrictions(tx, principal, input, "create");
+    return insertApiKey(tx, principal, {
       orgId: principal.orgId,
       userId: principal.userId,
       name: input.name,
       scopes: input.scopes,
       environment: input.environment,
-      allowedIps: input.allowedIps,
-      inboxIds: input.inboxIds,
-    }),
-  );
+      allowedIps: bounds.allowedIps,
+      inboxIds: bounds.inboxIds,
+    });
+  });
 }
 
 export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: string, input: UpdateApiKeyInput): Promise<{ apiKey: ApiKey }> {
   return db.transaction(async (tx) => {
-    await findKey(tx, principal, keyId);
+    assertMayManage(principal, await findKey(tx, principal, keyId), "change");
+    const bounds = await boundRestrictions(tx, principal, input, "update");
     const patch: Partial<typeof apiKeys.$inferInsert> = {};
     if (input.name !== undefined) patch.name = input.name;
-    if (input.allowedIps !== undefined) patch.allowedIps = input.allowedIps ? dedupe(input.allowedIps.map((s) => s.trim())) : null;
-    if (input.inboxIds !== undefined) patch.inboxIds = input.inboxIds ? dedupe(input.inboxIds) : null;
+    if (bounds.allowedIps !== undefined) patch.allowedIps = bounds.allowedIps ? dedupe(bounds.allowedIps) : null;
+    if (bounds.inboxIds !== undefined) patch.inboxIds = bounds.inboxIds ? dedupe(bounds.inboxIds) : null;
     const [row] = await tx
       .update(apiKeys)
       .set(patch)
@@ -131,9 +137,13 @@ export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: stri
   });
 }
 
-/** `active` → `revoked`. Idempotent: a revoked key is returned unchanged and audited once. */
+/**
+ * `active` → `revoked`. Idempotent: a revoked key is returned unchanged and audited once. Only keys
+ * whose scopes the caller holds (403 otherwise).
+ */
 export async function revokeApiKey(db: DbOrTx, principal: Principal, keyId: string): Promise<{ apiKey: ApiKey }> {
   return db.transaction(async (tx) => {
+    assertMayManage(principal, await findKey(tx, principal, keyId), "revoke");
     const [revoked] = await tx
       .update(apiKeys)
       .set({ status: "revoked", revokedAt: sql`now()` })

@@ -45,3 +45,14 @@ export function ipAllowed(ip: string | null, entries: readonly string[]): boolea
   }
   return false;
 }
+
+/** True when every address of `entry` (an address or CIDR range) is inside one of `entries`. */
+export function entryWithin(entry: string, entries: readonly string[]): boolean {
+  const inner = parseIpEntry(entry);
+  if (!inner) return false;
+  for (const e of entries) {
+    const outer = parseIpEntry(e);
+    if (outer && outer[0].kind() === inner[0].kind() && inner[1] >= outer[1] && inner[0].match(outer)) return true;
+  }
+  return false;
+}

@@ -44,8 +44,9 @@ export interface ContractSpec {
   /** A body field that serves as the idempotency key when the header is absent (`idempotencyKey`). */
   idempotencyKeyField?: string;
   /**
-   * Top-level response fields that carry a secret shown once (`secret`). Such a response is never
-   * stored under an Idempotency-Key; a replay answers 409 `idempotency_key_replay_secret`.
+   * Top-level response fields that carry a secret shown once (`secret`). They are never stored under
+   * an Idempotency-Key (the rest of the response is); a replay answers 409
+   * `idempotency_key_replay_secret`, naming what the first request made.
    */
   secretFields?: readonly string[];
   /**

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   resource_not_found: { status: 404, type: "not_found_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
   idempotency_key_in_use: { status: 409, type: "conflict_error" },
+  idempotency_key_replay_secret: { status: 409, type: "conflict_error" },
   conflict: { status: 409, type: "conflict_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unprocessable: { status: 422, type: "invalid_request_error" },

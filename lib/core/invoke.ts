@@ -138,6 +138,30 @@ function checkAudit(op: AnyOperation, recorded: number, unchanged: string | null
   else throw new Error(problem);
 }
 
+/** The response as an Idempotency-Key record keeps it: the contract's secret fields left out. */
+function withoutSecrets(fields: readonly string[] | undefined, data: unknown): unknown {
+  if (!fields?.length || data === null || typeof data !== "object" || data instanceof BinaryBody) return data;
+  return Object.fromEntries(Object.entries(data).filter(([k]) => !fields.includes(k)));
+}
+
+/**
+ * A replay of a response that carried a secret shown once: the secret was never stored, so the
+ * replay is refused (409 `idempotency_key_replay_secret`) and names what the first request made.
+ */
+function secretReplayRefused(stored: unknown): ApiError {
+  const made = Object.entries(stored !== null && typeof stored === "object" ? stored : {})
+    .map(([name, v]) => (v !== null && typeof v === "object" && typeof (v as { id?: unknown }).id === "string" ? `${name} ${(v as { id: string }).id}` : null))
+    .filter((x) => x !== null);
+  const what = made.length > 0 ? ` (it made ${made.join(", ")})` : "";
+  const err = new ApiError(
+    "idempotency_key_replay_secret",
+    `The request with this Idempotency-Key already succeeded${what}, and its response carried a secret that is shown only once and never stored. If the secret was lost, revoke or rotate what was made and try again with a new key.`,
+    "Idempotency-Key",
+  );
+  err.replayed = true;
+  return err;
+}
+
 export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op: O, actor: Actor, input: InvokeInput = {}, options: InvokeOptions = {}): Promise<InvokeResult<T>> {
   const requestId = options.requestId ?? newRequestId();
   const contract = op.contract;
@@ -191,6 +215,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
   const claim = await claimIdempotencyKey(principal.orgId, principal.apiKeyId, key, requestFingerprint(op.id, input));
   if (claim.kind === "replay") {
     const { status, body: stored } = claim.response;
+    if (status < 400 && contract.secretFields?.length) throw secretReplayRefused(stored);
     if (status >= 400) {
       const err = apiErrorFromBody(stored) ?? new ApiError("internal_error", "The stored outcome of this Idempotency-Key is not readable.");
       err.replayed = true;
@@ -206,6 +231,6 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
     await completeIdempotencyKey(principal.orgId, key, { status, body: err instanceof ApiError ? err.toBody() : null });
     throw err;
   }
-  await completeIdempotencyKey(principal.orgId, key, { status: outcome.status, body: outcome.data });
+  await completeIdempotencyKey(principal.orgId, key, { status: outcome.status, body: withoutSecrets(contract.secretFields, outcome.data) });
   return { status: outcome.status, data: outcome.data as T, replayed: false };
 }

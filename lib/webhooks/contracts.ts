@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineContract } from "@/lib/core/contract";
+import { type ContractSpec, defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
 import { EVENT_TYPES } from "@/lib/events/contracts";
 import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
@@ -61,6 +61,8 @@ export const createWebhook = defineContract({
   body: z.strictObject({ url, events: eventsField, label: label.optional() }),
   example: { url: "https://example.com/hooks/svc", events: ["message.received"] },
   response: withSecret,
+  secretFields: ["secret"],
+  errors: ["idempotency_key_replay_secret"],
 });
 
 export const getWebhook = defineContract({ id: "getWebhook", method: "GET", path: "/v1/webhooks/{webhookId}", access: "webhooks:read", tag, summary: "Get a webhook", params, response: one });
@@ -91,8 +93,8 @@ export const deleteWebhook = defineContract({
   response: z.object({ deleted: z.literal(true), id: z.uuid() }),
 });
 
-const action = <const Id extends string, R extends z.ZodType>(id: Id, path: string, summary: string, description: string, response: R) =>
-  defineContract({ id, method: "POST", path: `/v1/webhooks/{webhookId}/${path}`, access: "webhooks:write", tag, summary, description, params, response });
+const action = <const Id extends string, R extends z.ZodType>(id: Id, path: string, summary: string, description: string, response: R, extra: Pick<ContractSpec, "secretFields" | "errors"> = {}) =>
+  defineContract({ id, method: "POST", path: `/v1/webhooks/{webhookId}/${path}`, access: "webhooks:write", tag, summary, description, params, response, ...extra });
 
 export const pauseWebhook = action("pauseWebhook", "pause", "Pause a webhook", "Stops deliveries; failed ones can be redriven after resume.", one);
 export const resumeWebhook = action("resumeWebhook", "resume", "Resume a webhook", "`paused` → `active`; clears the circuit breaker.", one);
@@ -110,6 +112,7 @@ export const rotateWebhookSecret = action(
   "Rotate the signing secret",
   "Returns the new secret. Until `secondarySecretExpiresAt` deliveries carry both signatures, space-separated.",
   withSecret,
+  { secretFields: ["secret"], errors: ["idempotency_key_replay_secret"] },
 );
 
 export const listWebhookDeliveries = defineContract({
