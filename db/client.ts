@@ -1,6 +1,7 @@
 import path from "node:path";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type PgDatabase, PgPreparedQuery, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env, pgliteDir, projectRoot } from "@/lib/env";
+import { scrubQueryError } from "./errors";
 import { acquireDataDirLock } from "./lock";
 import * as schema from "./schema";
 
@@ -23,6 +24,29 @@ export interface DbHandle {
   listen(channel: string, fn: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
+
+const SCRUBBED = Symbol.for("svc.db.scrubbedQueryErrors");
+type Patched = { [SCRUBBED]?: true; queryWithCache: (...args: unknown[]) => Promise<unknown> };
+
+/**
+ * Every drizzle query (both drivers, in and out of transactions) runs through
+ * `PgPreparedQuery.queryWithCache`, which is where drizzle builds its error with every bound value
+ * in the message: errors leave it scrubbed (`db/errors.ts`), once per loaded copy of drizzle.
+ */
+function scrubQueryErrors(): void {
+  const proto = PgPreparedQuery.prototype as unknown as Patched;
+  if (proto[SCRUBBED]) return;
+  const original = proto.queryWithCache;
+  proto.queryWithCache = async function (this: unknown, ...args: unknown[]) {
+    try {
+      return await original.apply(this, args);
+    } catch (err) {
+      throw scrubQueryError(err);
+    }
+  };
+  proto[SCRUBBED] = true;
+}
+scrubQueryErrors();
 
 const MIGRATIONS = path.join(projectRoot, "db", "migrations");
 /** Serializes concurrent migrators on PostgreSQL (several processes starting at once). */

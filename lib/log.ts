@@ -1,3 +1,4 @@
+import { scrubQueryError } from "@/db/errors";
 import { env } from "@/lib/env";
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
@@ -18,6 +19,19 @@ export const log = {
   error: (msg: string, fields?: Record<string, unknown>) => emit("error", msg, fields),
 };
 
+/**
+ * An error as log fields: message and stack, and for a database error the driver's reason (message,
+ * SQLSTATE code, constraint) — never the query's bound values (`db/errors.ts`) nor the driver's
+ * `detail`, which quotes them.
+ */
 export function errorFields(err: unknown): Record<string, unknown> {
-  return err instanceof Error ? { err: err.message, stack: err.stack } : { err: String(err) };
+  if (!(err instanceof Error)) return { err: String(err) };
+  scrubQueryError(err);
+  const cause = err.cause instanceof Error ? (err.cause as Error & { code?: unknown; constraint?: unknown; constraint_name?: unknown }) : null;
+  return {
+    err: err.message,
+    ...(cause ? { cause: cause.message, ...(typeof cause.code === "string" ? { code: cause.code } : {}) } : {}),
+    ...(cause && typeof (cause.constraint ?? cause.constraint_name) === "string" ? { constraint: cause.constraint ?? cause.constraint_name } : {}),
+    stack: err.stack,
+  };
 }
