@@ -27,3 +27,8 @@ export async function settingOnce<T>(db: DbOrTx, key: string, make: () => T): Pr
 export async function urlSigningSecret(db: DbOrTx): Promise<Buffer> {
   return Buffer.from(await settingOnce(db, "url_signing_secret", () => randomBytes(32).toString("hex")), "hex");
 }
+
+/** The deployment's key for opaque list cursors (AES-256-GCM; `lib/events/cursor.ts`). */
+export async function cursorKey(db: DbOrTx): Promise<Buffer> {
+  return Buffer.from(await settingOnce(db, "cursor_key", () => randomBytes(32).toString("hex")), "hex");
+}

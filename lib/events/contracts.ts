@@ -51,7 +51,7 @@ export const listEvents = defineContract({
   tag: "Events",
   summary: "Read the event stream",
   description:
-    "The durable, ordered ledger. Page forward from a cursor (`since`, alias `cursor`) until `nextCursor` is null; `order=newest` pages back from the most recent. `wait` (0..12 s) long-polls: it returns at once when events are waiting, else on the first matching append or with an empty page at the deadline. `tail=true` returns no events and the head cursor. `gaps` lists, per partition, sequence numbers missing between the page's events (on filtered reads the excluded events appear as gaps).",
+    "The durable, ordered ledger. Page forward from a cursor (`since`, alias `cursor`) until `nextCursor` is null; cursors are opaque and bound to the organization (an altered or foreign cursor is 400); `order=newest` pages back from the most recent. `wait` (0..12 s) long-polls: it returns at once when events are waiting, else on the first matching append or with an empty page at the deadline. `tail=true` returns no events and the head cursor. `gaps` lists, per partition, sequence numbers missing between the page's events (on filtered reads the excluded events appear as gaps).",
   query: z.strictObject({
     limit: z.coerce.number().int().min(1).max(100).default(50),
     since: z.string().min(1).max(200).optional(),

@@ -5,7 +5,7 @@ import { invalidRequest, notFound } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
 import { REPLAY_EVENT } from "@/lib/webhooks/deliver";
 import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
-import { decodeEventCursor } from "./stream";
+import { decodeEventCursor } from "./cursor";
 
 export interface ReplayInput {
   since?: string;
@@ -40,7 +40,7 @@ export async function replayEvents(db: Db, principal: Principal, input: ReplayIn
   }
 
   const where: SQL[] = [eq(ledgerEvents.orgId, principal.orgId)];
-  if (input.since) where.push(gt(ledgerEvents.position, decodeEventCursor(input.since, "since")));
+  if (input.since) where.push(gt(ledgerEvents.position, await decodeEventCursor(db, principal.orgId, input.since, "since")));
   if (input.sinceSeq !== undefined) where.push(gte(ledgerEvents.seq, input.sinceSeq), eq(ledgerEvents.partitionKey, `inbox:${input.inboxId}`));
   if (input.sinceTimestamp) where.push(gte(ledgerEvents.createdAt, new Date(input.sinceTimestamp)));
   if (input.until) where.push(lte(ledgerEvents.createdAt, new Date(input.until)));

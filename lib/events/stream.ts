@@ -4,10 +4,11 @@ import { ledgerEvents } from "@/db/schema";
 import { invalidRequest } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
 import type { LedgerEvent } from "./ledger";
+import { decodeEventCursor, encodeEventCursor } from "./cursor";
 import { ensureLedgerListener, waitForAppend } from "./notify";
 
 /**
- * Reading the ledger: `GET /v1/events`. Cursors are opaque positions in the append order; pages
+ * Reading the ledger: `GET /v1/events`. Cursors are encrypted positions in the append order (`cursor.ts`); pages
  * go forward (`oldest`) or back from the newest (`newest`); `wait` long-polls for the first
  * matching append; `tail` returns only the head cursor; `gaps` reports, per partition, sequence
  * numbers missing between the events of the page (window-local; on filtered reads the excluded
@@ -23,15 +24,6 @@ export interface ReadEventsInput {
   order: "oldest" | "newest";
   wait: number;
   tail: boolean;
-}
-
-export const encodeEventCursor = (position: number) => Buffer.from(`p:${position}`).toString("base64url");
-
-export function decodeEventCursor(cursor: string, param: string): number {
-  const raw = Buffer.from(cursor, "base64url").toString("utf8");
-  const m = /^p:(\d{1,15})$/.exec(raw);
-  if (!m) throw invalidRequest("The cursor is not valid; pass a nextCursor value from a previous page.", param);
-  return Number(m[1]);
 }
 
 export function toStreamEntry(e: LedgerEvent) {
@@ -81,7 +73,7 @@ export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEv
   if (input.since && input.cursor && input.since !== input.cursor) throw invalidRequest("Give `since` or its alias `cursor`, not both.", "cursor");
   const cursorParam = input.since ? "since" : "cursor";
   const from = input.since ?? input.cursor;
-  const position = from ? decodeEventCursor(from, cursorParam) : null;
+  const position = from ? await decodeEventCursor(db, principal.orgId, from, cursorParam) : null;
   const where = filters(principal, input);
 
   if (input.tail) {
@@ -91,7 +83,7 @@ export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEv
       .where(and(...where))
       .orderBy(desc(ledgerEvents.position))
       .limit(1);
-    return { object: "list" as const, data: [], pagination: { nextCursor: head ? encodeEventCursor(head.position) : null, hasMore: false }, gaps: [] };
+    return { object: "list" as const, data: [], pagination: { nextCursor: head ? await encodeEventCursor(db, principal.orgId, head.position) : null, hasMore: false }, gaps: [] };
   }
 
   const newest = input.order === "newest";
@@ -123,7 +115,7 @@ export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEv
   return {
     object: "list" as const,
     data: data.map(toStreamEntry),
-    pagination: { nextCursor: last ? encodeEventCursor(last.position) : null, hasMore },
+    pagination: { nextCursor: last ? await encodeEventCursor(db, principal.orgId, last.position) : null, hasMore },
     gaps: findGaps(data),
   };
 }
