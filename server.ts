@@ -30,6 +30,7 @@ const { resolveClientIp, stampClientIp } = await import("./lib/api/client-ip");
 const { startEmbeddedExecutor, stopEmbeddedExecutor } = await import("./lib/workflows/executor");
 const { serveUrl } = await import("./lib/workflows/config");
 const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver");
+const { startOutboxRelay, stopOutboxRelay } = await import("./lib/outbox/relay");
 const { startControlServer } = await import("./lib/runtime/control");
 const { default: next } = await import("next");
 
@@ -75,6 +76,9 @@ try {
 } catch (err) {
   log.error("workflow executor failed to start", errorFields(err));
 }
+// The outbox relay: finishes handoffs a dead process left behind (on the embedded database all of
+// them, at once), then takes over entries whose lease expires.
+await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed to start", errorFields(err)));
 // Inbound mail: the built-in SMTP receiver (SMTP_PORT=0 turns it off).
 const smtp =
   env.SMTP_PORT > 0
@@ -96,6 +100,7 @@ async function shutdown(signal: string): Promise<void> {
   control?.close();
   await smtp?.close().catch(() => {});
   await stopEmbeddedExecutor().catch(() => {});
+  await stopOutboxRelay().catch(() => {});
   server.close();
   server.closeAllConnections();
   await app.close().catch(() => {});

@@ -82,6 +82,11 @@ const schema = z.object({
   SMTP_RELAY_URL: z.url().optional(),
   /** Directory of the embedded transport's outbox (one .eml per external send). */
   OUTBOX_DIR: z.string().min(1).default(".data/outbox"),
+  /**
+   * How long a handoff (an entry of the transactional outbox, e.g. a message to its transport) is
+   * leased to the process performing it; past it a relay of any process may take it over.
+   */
+  OUTBOX_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Inbound SMTP receiver: port (0 = off) and bind address. */
   SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   SMTP_HOST: z.string().min(1).default("127.0.0.1"),

@@ -11,3 +11,4 @@ export * from "./events";
 export * from "./webhooks";
 export * from "./console";
 export * from "./trust";
+export * from "./outbox";

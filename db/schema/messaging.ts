@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { CHANNEL_IDS } from "../../lib/channels/definitions";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { domains } from "./domains";
 import { organizations } from "./organizations";
@@ -57,7 +59,7 @@ export const messages = pgTable(
     threadId: uuid().references(() => threads.id, { onDelete: "set null" }),
     direction: text({ enum: ["inbound", "outbound"] }).notNull(),
     status: text({ enum: MESSAGE_STATUSES }).notNull(),
-    channel: text({ enum: ["email", "a2a"] }).notNull(),
+    channel: text({ enum: CHANNEL_IDS }).notNull(),
     fromAddress: text().notNull(),
     fromName: text(),
     to: text().array().notNull(),
@@ -92,6 +94,9 @@ export const messages = pgTable(
     index("messages_inbox_msgid_idx").on(t.inboxId, t.messageIdHeader),
     index("messages_provider_idx").on(t.providerMessageId),
     index("messages_scheduled_idx").on(t.status, t.scheduledAt),
+    index("messages_org_idempotency_idx")
+      .on(t.orgId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null and ${t.direction} = 'outbound'`),
   ],
 );
 

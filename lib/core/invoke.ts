@@ -172,6 +172,8 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
   const principal: Principal | null = principalOf(actor);
   const ip = options.ip ?? principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null);
 
+  const key = contract.idempotent && principal ? idempotencyKeyOf(op, input, options.idempotencyKey) : null;
+
   const execute = async (): Promise<{ status: number; data: unknown }> => {
     const db = options.db ?? (await getDb());
     const who = auditActorOf(actor);
@@ -185,6 +187,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
       requestId,
       ip,
       signal: options.signal,
+      idempotencyKey: key,
       audit: (tx, entry) => {
         const orgId = entry.orgId ?? principal?.orgId;
         if (!orgId) throw new Error(`${op.id}: an audit row needs an organization`);
@@ -206,7 +209,6 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
     return { status: contract.successStatus, data };
   };
 
-  const key = contract.idempotent && principal ? idempotencyKeyOf(op, input, options.idempotencyKey) : null;
   if (!key || !principal) {
     const out = await execute();
     return { status: out.status, data: out.data as T, replayed: false };

@@ -26,6 +26,8 @@ export interface HandlerContext<C extends ContractSpec> {
   requestId: string;
   ip: string | null;
   signal: AbortSignal | undefined;
+  /** The request's Idempotency-Key (header, else the contract's body field), when it has one. */
+  idempotencyKey: string | null;
   /** Writes an audit row with the actor filled in, in the caller's transaction. */
   audit: (tx: DbOrTx, entry: Omit<AuditEntry, "orgId"> & { orgId?: string }) => Promise<void>;
 }

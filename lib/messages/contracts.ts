@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
 import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
+import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
 
 const recipient = z.string().trim().min(1).max(320);
 /** One address or a list (contact references arrive with contacts). */
@@ -29,7 +30,7 @@ export const sendMessageBody = z.strictObject({
   idempotencyKey: z.string().min(1).max(128).optional(),
   attachments: z.array(sendAttachmentSchema).max(10).optional(),
   sendAt: z.iso.datetime({ offset: true }).nullable().optional(),
-  channel: z.enum(["email", "a2a"]).optional(),
+  channel: channelIdSchema.optional(),
   replyTo: z.email().optional(),
   inReplyTo: z.string().trim().min(1).max(250).optional(),
   references: z.array(z.string().trim().min(1).max(250)).max(32).optional(),
@@ -60,15 +61,15 @@ export const sendMessageResponse = z.object({
   warnings: z.array(warningSchema),
   providerMessageId: z.string().nullable(),
   error: z.string().nullable(),
-  channel: z.enum(["email", "a2a"]),
-  channelMetadata: z.record(z.string(), z.unknown()).nullable(),
+  channel: channelIdSchema,
+  channelMetadata: channelMetadataSchema,
   scheduledAt: isoDate.nullable(),
 });
 
 export const messagePreviewSchema = z.object({
   object: z.literal("message_preview"),
   status: z.literal("preview"),
-  channel: z.enum(["email", "a2a"]),
+  channel: channelIdSchema,
   inboxId: z.uuid(),
   from: z.object({ address: z.string(), name: z.string().nullable() }),
   to: z.array(z.string()),
@@ -116,8 +117,8 @@ export const messageSchema = z.object({
   textBody: z.string().nullable().optional(),
   htmlBody: z.string().nullable().optional(),
   attachments: z.array(attachmentSchema).optional(),
-  channel: z.enum(["email", "a2a"]),
-  channelMetadata: z.record(z.string(), z.unknown()).nullable(),
+  channel: channelIdSchema,
+  channelMetadata: channelMetadataSchema,
   messageId: z.string().describe("RFC 5322 Message-ID header"),
   inReplyTo: z.string().nullable(),
   references: z.array(z.string()),
@@ -155,7 +156,7 @@ export const listMessages = defineContract({
     inboxId: z.uuid().optional(),
     threadId: z.uuid().optional(),
     direction: z.enum(["inbound", "outbound"]).optional(),
-    channel: z.enum(["email", "a2a"]).optional(),
+    channel: channelIdSchema.optional(),
   }),
   response: z.object({ messages: z.array(messageSchema), pagination: paginationSchema }),
 });

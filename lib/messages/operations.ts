@@ -7,7 +7,7 @@ import { cancelScheduledMessage, sendMessage as send } from "./send";
 
 const dataPlane = { none: "data plane: the event ledger records sends and their outcomes" } as const;
 
-export const sendMessage = defineOperation(c.sendMessage, ({ db, principal, body }) => send(db, principal, body), { audit: dataPlane });
+export const sendMessage = defineOperation(c.sendMessage, ({ db, principal, body, idempotencyKey }) => send(db, principal, body, new Date(), idempotencyKey), { audit: dataPlane });
 export const listMessages = defineOperation(c.listMessages, ({ db, principal, query }) => read.listMessages(db, principal, query));
 export const getMessage = defineOperation(c.getMessage, ({ db, principal, params }) => read.getMessage(db, principal, params.messageId));
 export const batchDeleteMessages = defineOperation(c.batchDeleteMessages, ({ db, principal, body }) => read.batchDeleteMessages(db, principal, body.ids), {

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, outboundEvents, threads } from "@/db/schema";
+import { type ChannelId, publicChannelMetadata } from "@/lib/channels/definitions";
 import { notFound } from "@/lib/core/errors";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import type { Principal } from "@/lib/auth/principal";
@@ -46,7 +47,7 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
     receivedAt: row.receivedAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
     channel: row.channel,
-    channelMetadata: row.channelMetadata,
+    channelMetadata: publicChannelMetadata(row.channel, row.channelMetadata),
     messageId: row.messageIdHeader,
     inReplyTo: row.inReplyTo,
     references: row.references,
@@ -69,7 +70,7 @@ export interface ListMessagesInput {
   inboxId?: string;
   threadId?: string;
   direction?: "inbound" | "outbound";
-  channel?: "email" | "a2a";
+  channel?: ChannelId;
 }
 
 /** Newest first, keyset-paginated. */

@@ -2,16 +2,19 @@ import { randomBytes } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
-import { domains, type inboxes, messages, suppressions } from "@/db/schema";
+import { domains, type inboxes, messages, outbox, suppressions } from "@/db/schema";
+import { type ChannelId, publicChannelMetadata } from "@/lib/channels/definitions";
+import { performOutbox, takeOverOutbox } from "@/lib/outbox/relay";
+import { enqueueOutbox, newLeaseToken } from "@/lib/outbox/store";
 import { ApiError, invalidRequest, notFound, notPermitted } from "@/lib/core/errors";
 import { mayUseInbox, type Principal } from "@/lib/auth/principal";
 import type { SendMessageInput } from "@/lib/messages/contracts";
 import { sharedDomainKey } from "@/lib/domains/dkim";
 import { findInbox, inboxByAddress } from "@/lib/inboxes/service";
 import { log } from "@/lib/log";
-import { mailTransport } from "@/lib/providers/mail";
 import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import { angleBrackets, buildMime, type DkimSigner, newMessageId, signDkim } from "./mime";
+import { DELIVER_KIND, type DeliverPayload, unavailableBounces } from "./handoff";
 import { applyOutcomes } from "./outcomes";
 import { attachToThread, type MessageRow, type StoredAttachment, storeMessage } from "./store";
 
@@ -43,7 +46,7 @@ export interface SendResponse {
   warnings: SendWarning[];
   providerMessageId: string | null;
   error: string | null;
-  channel: "email" | "a2a";
+  channel: ChannelId;
   channelMetadata: Record<string, unknown> | null;
   scheduledAt: string | null;
 }
@@ -64,7 +67,7 @@ function recipientsOf(field: "to" | "cc" | "bcc", value: string | string[] | und
 /** A validated, fully resolved send: everything needed to deliver it or to preview it. */
 interface PreparedSend {
   inbox: InboxRow;
-  channel: "email" | "a2a";
+  channel: ChannelId;
   to: string[];
   cc: string[];
   bcc: string[];
@@ -279,21 +282,22 @@ function outboundRow(principal: Principal, p: PreparedSend, messageIdHeader: str
 }
 
 /**
- * Delivers a prepared send now: external recipients through the mail transport (signed MIME),
- * inboxes of this service directly (a2a, or email short-circuited), then stores the outbound
- * message with its events in one transaction, then applies the transport's immediate outcomes.
+ * Delivers a prepared send now. Composes and signs the MIME for external recipients first; then
+ * one transaction commits the outbound message (`queued` while it waits for its handoff, `sent`
+ * when nothing leaves the process), every internal recipient's copy, their ledger events and the
+ * outbox entry of the handoff. Only after that commit is the mail handed to the transport
+ * (`performOutbox`, still inside the request), so nothing leaves without a committed record and a
+ * crash in between is finished by the outbox relay on restart.
  */
 async function deliver(db: Db, principal: Principal, p: PreparedSend, existing: MessageRow | null, idempotencyKey: string | null): Promise<SendResponse> {
   const messageIdHeader = existing?.messageIdHeader ?? newMessageId(p.inbox.address.split("@")[1] ?? "localhost");
   const recipients = [...new Set([...p.to, ...p.cc, ...p.bcc])];
   const external = recipients.filter((r) => !p.internal.has(r));
-  let providerMessageId: string | null = null;
-  let provider: string | null = null;
-  let outcomes: Awaited<ReturnType<ReturnType<typeof mailTransport>["send"]>>["outcomes"] = [];
+  let raw: Buffer | null = null;
   let error: string | null = null;
   if (p.channel === "email" && external.length > 0) {
     try {
-      const raw = await buildMime({
+      const mime = await buildMime({
         from: { address: p.inbox.address, name: p.inbox.displayName },
         to: p.to,
         cc: p.cc,
@@ -307,39 +311,38 @@ async function deliver(db: Db, principal: Principal, p: PreparedSend, existing: 
         headers: p.headers,
         attachments: p.files.map((f) => ({ filename: f.filename ?? "attachment", contentType: f.contentType, content: f.content })),
       });
-      const signed = await signDkim(raw, await signerFor(db, p.inbox));
-      const result = await mailTransport().send({ raw: signed, envelope: { from: p.inbox.address, to: external }, messageId: messageIdHeader });
-      providerMessageId = result.providerMessageId;
-      provider = result.provider;
-      outcomes = result.outcomes;
+      raw = await signDkim(mime, await signerFor(db, p.inbox));
     } catch (err) {
-      log.warn("outbound transport failed", { inboxId: p.inbox.id, err: err instanceof Error ? err.message : String(err) });
-      error = "transport_failed";
+      log.warn("outbound message could not be composed", { inboxId: p.inbox.id, err: err instanceof Error ? err.message : String(err) });
+      error = "compose_failed";
     }
   }
   const receiptId = p.channel === "a2a" ? newReceiptId() : null;
   const channelMetadata: Record<string, unknown> =
-    p.channel === "a2a" ? { receiptId, provenance: null, provenanceVerified: false } : { provider, providerMessageId, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null };
-  const status = error ? "failed" : "sent";
+    p.channel === "a2a" ? { receiptId, provenance: null, provenanceVerified: false } : { provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null };
+  const handoff = raw !== null;
+  const status = error ? "failed" : handoff ? "queued" : "sent";
+  const unavailable = [...p.internal.entries()].filter(([, t]) => t.status !== "active").map(([address, t]) => ({ address, status: t.status }));
+  const leaseToken = handoff ? newLeaseToken() : null;
 
-  const stored = await db.transaction(async (tx) => {
+  const { row: stored, entry } = await db.transaction(async (tx) => {
     const now = new Date();
     let row: MessageRow;
     if (existing) {
       const [updated] = await tx
         .update(messages)
-        .set({ status, channelMetadata, providerMessageId, error, sentAt: now })
+        .set({ status, channelMetadata, error, sentAt: status === "sent" ? now : null })
         .where(eq(messages.id, existing.id))
         .returning();
       if (!updated) throw new Error("scheduled message vanished");
-      // A scheduled message joins its thread and emits message.sent when it goes out.
-      row = status === "sent" ? await attachToThread(tx, updated, { emit: "message.sent" }) : updated;
+      // A scheduled message joins its thread when it goes out; message.sent when it is sent.
+      row = status === "failed" ? updated : await attachToThread(tx, updated, status === "sent" ? { emit: "message.sent" } : {});
     } else {
-      row = await storeMessage(tx, { ...outboundRow(principal, p, messageIdHeader, idempotencyKey), status, channelMetadata, providerMessageId, error, sentAt: now, receivedAt: now }, p.files);
+      row = await storeMessage(tx, { ...outboundRow(principal, p, messageIdHeader, idempotencyKey), status, channelMetadata, error, sentAt: status === "sent" ? now : null, receivedAt: now }, p.files);
     }
-    if (status === "sent") {
+    if (status !== "failed") {
       for (const [address, target] of p.internal) {
-        if (target.status !== "active") continue; // email to a paused inbox: bounced below
+        if (target.status !== "active") continue; // email to a paused inbox: bounced once sent
         // The recipient's copy: the same message, inbound, in the recipient's inbox.
         await storeMessage(
           tx,
@@ -358,39 +361,86 @@ async function deliver(db: Db, principal: Principal, p: PreparedSend, existing: 
         );
       }
     }
-    return row;
+    const payload: DeliverPayload = { messageId: row.id, messageIdHeader, envelope: { from: p.inbox.address, to: external }, unavailable, attachmentCount: p.files.length };
+    const outboxEntry = raw && leaseToken ? await enqueueOutbox(tx, { orgId: principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: raw }, leaseToken) : null;
+    return { row, entry: outboxEntry };
   });
 
-  const unavailable = [...p.internal.entries()].filter(([, t]) => t.status !== "active");
-  const allOutcomes = [
-    ...outcomes,
-    ...unavailable.map(([address, t]) => ({
-      type: "Bounce" as const,
-      recipient: address,
-      occurredAt: new Date(),
-      bounceType: "Permanent" as const,
-      bounceSubType: "MailboxUnavailable",
-      diagnosticCode: `smtp; 550 5.2.1 mailbox ${t.status}`,
-    })),
-  ];
-  if (status === "sent" && allOutcomes.length > 0) await applyOutcomes(db, stored.id, allOutcomes);
+  if (entry && leaseToken) {
+    await performOutbox(db, entry, leaseToken);
+    return sendResponseOf(await settledMessage(db, stored.id), p.warnings);
+  }
+  if (status === "sent" && unavailable.length > 0) await applyOutcomes(db, stored.id, unavailableBounces(unavailable));
+  return sendResponseOf(stored, p.warnings);
+}
+
+/** The answer to a send from its stored message. */
+function sendResponseOf(row: MessageRow, warnings: SendWarning[]): SendResponse {
   return {
-    id: stored.id,
-    status,
-    warnings: p.warnings,
-    providerMessageId,
-    error,
-    channel: p.channel,
-    channelMetadata: p.channel === "a2a" ? channelMetadata : null,
-    scheduledAt: null,
+    id: row.id,
+    status: row.status === "scheduled" ? "scheduled" : row.status === "sent" ? "sent" : row.status === "failed" ? "failed" : "queued",
+    warnings,
+    providerMessageId: row.providerMessageId,
+    error: row.error,
+    channel: row.channel,
+    channelMetadata: row.channel === "a2a" ? publicChannelMetadata(row.channel, row.channelMetadata) : null,
+    scheduledAt: row.status === "scheduled" ? (row.scheduledAt?.toISOString() ?? null) : null,
   };
 }
 
+const SETTLE_WAIT_MS = 15_000;
+
+/**
+ * The message once its handoff finished: re-read; while it is still `queued` (its handoff is
+ * being performed elsewhere, or its process died), take the outbox entry over when its lease
+ * expired, else wait for it.
+ */
+async function settledMessage(db: Db, messageId: string): Promise<MessageRow> {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  for (;;) {
+    const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
+    if (!row) throw new Error(`message ${messageId} vanished`);
+    if (row.status !== "queued") return row;
+    const [entry] = await db
+      .select({ id: outbox.id })
+      .from(outbox)
+      .where(and(eq(outbox.subjectId, messageId), eq(outbox.status, "pending")));
+    if (entry && (await takeOverOutbox(db, entry.id))) continue;
+    if (Date.now() > deadline) {
+      throw new ApiError("idempotency_key_in_use", "This send is still being handed to its transport; retry later.", "Idempotency-Key").withHeaders({ "Retry-After": "1" });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A send already stored under this Idempotency-Key (its first request's record was lost with its
+ * process): its final answer, never a second send.
+ */
+async function earlierSend(db: Db, orgId: string, idempotencyKey: string): Promise<SendResponse | null> {
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.orgId, orgId), eq(messages.idempotencyKey, idempotencyKey), eq(messages.direction, "outbound")))
+    .limit(1);
+  if (!row) return null;
+  return sendResponseOf(row.status === "queued" ? await settledMessage(db, row.id) : row, []);
+}
+
 /** `POST /v1/messages`: validate, then preview, schedule or deliver. */
-export async function sendMessage(db: Db, principal: Principal, input: SendMessageInput, now: Date = new Date()): Promise<SendResponse | ReturnType<typeof toPreview>> {
+export async function sendMessage(
+  db: Db,
+  principal: Principal,
+  input: SendMessageInput,
+  now: Date = new Date(),
+  idempotencyKey: string | null = input.idempotencyKey ?? null,
+): Promise<SendResponse | ReturnType<typeof toPreview>> {
+  if (idempotencyKey && !input.dryRun) {
+    const earlier = await earlierSend(db, principal.orgId, idempotencyKey);
+    if (earlier) return earlier;
+  }
   const p = await prepare(db, principal, input, now);
   if (input.dryRun) return toPreview(p);
-  const idempotencyKey = input.idempotencyKey ?? null;
   if (!p.sendAt) return deliver(db, principal, p, null, idempotencyKey);
 
   const sendAt = p.sendAt;

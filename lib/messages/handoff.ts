@@ -1,0 +1,75 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "@/db";
+import { messages } from "@/db/schema";
+import { log } from "@/lib/log";
+import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
+import { mailTransport, type ProviderOutcome, type SendResult } from "@/lib/providers/mail";
+import { applyOutcomes } from "./outcomes";
+import { appendMessageEvent } from "./store";
+
+/** The payload of a `message.deliver` outbox entry; the signed MIME is the entry's `body`. */
+export interface DeliverPayload {
+  messageId: string;
+  messageIdHeader: string;
+  envelope: { from: string; to: string[] };
+  /** Recipients that are inboxes of this service but do not receive now: bounced once the send is `sent`. */
+  unavailable: { address: string; status: string }[];
+  attachmentCount: number;
+}
+
+export const DELIVER_KIND = "message.deliver";
+
+/** Bounces for inboxes of this service that do not receive (paused, deleted), as a provider would report them. */
+export const unavailableBounces = (unavailable: DeliverPayload["unavailable"]): ProviderOutcome[] =>
+  unavailable.map(({ address, status }) => ({
+    type: "Bounce" as const,
+    recipient: address,
+    occurredAt: new Date(),
+    bounceType: "Permanent" as const,
+    bounceSubType: "MailboxUnavailable",
+    diagnosticCode: `smtp; 550 5.2.1 mailbox ${status}`,
+  }));
+
+/**
+ * The handoff of a committed message (`queued`, its outbox entry leased to the caller): the signed
+ * MIME goes to the transport, then the message becomes `sent` (with `message.sent`) or `failed`
+ * and the entry `done`, in one transaction; then the transport's immediate outcomes are applied.
+ * A crash after the transport accepted and before that commit is the one window in which a
+ * second attempt (after the lease expires) sends the same Message-ID again.
+ */
+export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: string): Promise<void> {
+  const payload = entry.payload as unknown as DeliverPayload;
+  const [message] = await db.select().from(messages).where(eq(messages.id, payload.messageId));
+  if (!message || message.status !== "queued" || !entry.body) {
+    await finishOutbox(db, entry.id, token, { status: "done", error: message ? `message is ${message.status}` : "message deleted" });
+    return;
+  }
+  let result: SendResult | null = null;
+  let error: string | null = null;
+  try {
+    result = await mailTransport().send({ raw: entry.body, envelope: payload.envelope, messageId: payload.messageIdHeader });
+  } catch (err) {
+    log.warn("outbound transport failed", { messageId: message.id, inboxId: message.inboxId, err: err instanceof Error ? err.message : String(err) });
+    error = "transport_failed";
+  }
+  const status = error ? "failed" : "sent";
+  const finished = await db.transaction(async (tx) => {
+    if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return false;
+    const [row] = await tx
+      .update(messages)
+      .set({
+        status,
+        error,
+        providerMessageId: result?.providerMessageId ?? null,
+        channelMetadata: { ...(message.channelMetadata ?? {}), provider: result?.provider ?? null, providerMessageId: result?.providerMessageId ?? null },
+        sentAt: new Date(),
+      })
+      .where(eq(messages.id, message.id))
+      .returning();
+    if (row && status === "sent") await appendMessageEvent(tx, row, "message.sent", payload.attachmentCount);
+    return true;
+  });
+  if (!finished) return; // the lease was lost to another relay, which records the outcome
+  const outcomes = [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)];
+  if (status === "sent" && outcomes.length > 0) await applyOutcomes(db, message.id, outcomes);
+}

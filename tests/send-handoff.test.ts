@@ -1,0 +1,139 @@
+import fs from "node:fs";
+import path from "node:path";
+import { and, eq, sql } from "drizzle-orm";
+import { expect, test } from "vitest";
+import { getDb } from "@/db";
+import { idempotencyKeys, ledgerEvents, messages, outbox } from "@/db/schema";
+import { channelDefinition } from "@/lib/channels/definitions";
+import { env } from "@/lib/env";
+import { drainOutbox } from "@/lib/outbox/relay";
+import { mailTransport, type OutboundMail, type SendResult } from "@/lib/providers/mail";
+import { call, newInbox, newOrg, type TestOrg } from "./harness";
+
+async function send(org: TestOrg, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return call("POST", "/v1/messages", { key: org.secret, body, headers });
+}
+
+const outboxFiles = () => (fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR).map((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f), "utf8")) : []);
+
+/** Fails when a message's `channelMetadata` carries a key its channel's public schema does not name. */
+function expectPublicMetadata(m: { channel: string; channelMetadata: Record<string, unknown> | null }) {
+  if (m.channelMetadata === null) return;
+  const allowed = Object.keys(channelDefinition(m.channel).metadata.shape);
+  expect(Object.keys(m.channelMetadata).filter((k) => !allowed.includes(k))).toEqual([]);
+}
+
+test("channelMetadata never shows internal keys: the recipient's copy of an internal send, a2a and email", async () => {
+  const a = await newOrg();
+  const b = await newOrg();
+  const alice = await newInbox(a, "meta-a");
+  const bob = await newInbox(b, "meta-b");
+  const viaA2a = await send(a, { inboxId: alice.id, to: bob.address, subject: "a2a", text: "x" });
+  const viaEmail = await send(a, { inboxId: alice.id, to: bob.address, channel: "email", subject: "email", text: "y" });
+  expect([viaA2a.body.status, viaEmail.body.status]).toEqual(["sent", "sent"]);
+  expectPublicMetadata(viaA2a.body);
+
+  // Stored, the copies do carry the sender's internal keys; no response may.
+  const db = await getDb();
+  const stored = await db.select().from(messages).where(eq(messages.inboxId, bob.id));
+  expect(stored.map((m) => Object.keys(m.channelMetadata ?? {}).includes("senderInboxId"))).toEqual([true, true]);
+
+  const list = (await call("GET", `/v1/messages?inboxId=${bob.id}`, { key: b.secret })).body.messages;
+  expect(list).toHaveLength(2);
+  for (const m of list) {
+    expectPublicMetadata(m);
+    expect(JSON.stringify(m)).not.toContain(alice.id);
+    const one = (await call("GET", `/v1/messages/${m.id}`, { key: b.secret })).body.message;
+    expectPublicMetadata(one);
+    expect(one.channelMetadata).not.toHaveProperty("senderInboxId");
+    expect(one.channelMetadata).not.toHaveProperty("internal");
+  }
+  const a2aCopy = list.find((m: { channel: string }) => m.channel === "a2a");
+  expect(a2aCopy.channelMetadata).toEqual({ receiptId: viaA2a.body.channelMetadata.receiptId, provenance: null, provenanceVerified: false });
+  const thread = (await call("GET", `/v1/threads/${a2aCopy.threadId}`, { key: b.secret })).body.thread;
+  for (const m of thread.messages) expect(m.channelMetadata).not.toHaveProperty("senderInboxId");
+});
+
+test("a failed commit sends nothing: no message, no handoff, and the retry sends once", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "commit-fails");
+  const db = await getDb();
+  const subject = `never-${Date.now()}`;
+  await db.execute(sql.raw(`create or replace function svc_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
+  await db.execute(sql.raw(`create trigger svc_test_refuse_outbox before insert on outbox for each row when (new.org_id = '${org.orgId}') execute function svc_test_refuse()`));
+  try {
+    const failed = await send(org, { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" }, { "Idempotency-Key": "commit-1" });
+    expect(failed.status).toBe(500);
+  } finally {
+    await db.execute(sql.raw(`drop trigger svc_test_refuse_outbox on outbox`));
+  }
+  expect(await db.select().from(messages).where(eq(messages.inboxId, inbox.id))).toEqual([]);
+  expect(outboxFiles().filter((f) => f.includes(subject))).toEqual([]);
+
+  const retried = await send(org, { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" }, { "Idempotency-Key": "commit-1" });
+  expect(retried.body.status).toBe("sent");
+  expect(outboxFiles().filter((f) => f.includes(subject))).toHaveLength(1);
+});
+
+test("a process that dies between commit and handoff: the relay delivers once, the retry answers without sending again", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "dies");
+  const db = await getDb();
+  const subject = `crash-${Date.now()}`;
+  const transport = mailTransport();
+  const real = transport.send.bind(transport);
+  // The transport never answers: the request stands for a process that died after its commit.
+  let reached!: () => void;
+  const handedOver = new Promise<void>((r) => (reached = r));
+  (transport as { send: (m: OutboundMail) => Promise<SendResult> }).send = () => {
+    reached();
+    return new Promise<SendResult>(() => {});
+  };
+  const body = { inboxId: inbox.id, to: "success@simulator.amazonses.com", subject, text: "exactly once" };
+  void send(org, body, { "Idempotency-Key": "crash-1" });
+  await handedOver;
+  (transport as { send: (m: OutboundMail) => Promise<SendResult> }).send = real;
+
+  const [queued] = await db.select().from(messages).where(eq(messages.inboxId, inbox.id));
+  expect(queued?.status).toBe("queued");
+  expect(queued?.idempotencyKey).toBe("crash-1");
+  const [entry] = await db.select().from(outbox).where(eq(outbox.subjectId, queued!.id));
+  expect(entry?.status).toBe("pending");
+
+  // While the lease holds, no relay takes the entry.
+  expect(await drainOutbox(db)).toBe(0);
+  // The process is gone: its lease ran out, and so did its idempotency claim.
+  await db.update(outbox).set({ leaseUntil: new Date(Date.now() - 1000) }).where(eq(outbox.id, entry!.id));
+  await db
+    .update(idempotencyKeys)
+    .set({ createdAt: new Date(Date.now() - 3_600_000) })
+    .where(and(eq(idempotencyKeys.orgId, org.orgId), eq(idempotencyKeys.key, "crash-1")));
+  expect(await drainOutbox(db)).toBe(1);
+
+  const [sent] = await db.select().from(messages).where(eq(messages.id, queued!.id));
+  expect(sent).toMatchObject({ status: "sent", messageIdHeader: queued!.messageIdHeader });
+  const copies = outboxFiles().filter((f) => f.includes(subject));
+  expect(copies).toHaveLength(1);
+  expect(copies[0]).toContain(`Message-ID: ${queued!.messageIdHeader}`);
+  const events = await db.select().from(ledgerEvents).where(eq(ledgerEvents.messageId, queued!.id));
+  expect(events.map((e) => e.type).sort()).toEqual(["message.delivered", "message.sent"]);
+  expect(events.every((e) => e.idempotencyKey === "crash-1")).toBe(true);
+
+  const retry = await send(org, body, { "Idempotency-Key": "crash-1" });
+  expect(retry.status).toBe(200);
+  expect(retry.body).toMatchObject({ id: queued!.id, status: "sent", providerMessageId: sent!.providerMessageId });
+  expect(outboxFiles().filter((f) => f.includes(subject))).toHaveLength(1);
+  expect(await db.select().from(messages).where(eq(messages.inboxId, inbox.id))).toHaveLength(1);
+});
+
+test("the header's Idempotency-Key is recorded on the message and its events", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "hdr-key");
+  const sent = await send(org, { inboxId: inbox.id, to: "x@example.com", text: "k" }, { "Idempotency-Key": "hdr-1" });
+  const events = await call("GET", `/v1/events?idempotencyKey=hdr-1`, { key: org.secret });
+  expect(events.status).toBe(200);
+  expect(events.body.data.map((e: { type: string }) => e.type)).toContain("message.sent");
+  const db = await getDb();
+  const [row] = await db.select().from(messages).where(eq(messages.id, sent.body.id));
+  expect(row?.idempotencyKey).toBe("hdr-1");
+});
