@@ -77,7 +77,8 @@ export default tseslint.config(
   },
   {
     // A domain's contracts are client-safe: zod, the core, other contracts, and plain constants
-    // (scopes, IP syntax, the enum values that live beside their tables in db/schema).
+    // (scopes, IP syntax, the enum values that live beside their tables in db/schema, the channel
+    // registry's definitions: ids and public metadata schemas).
     files: ["lib/*/contracts.ts"],
     rules: {
       "no-restricted-imports": [
@@ -85,7 +86,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|db/schema/[\\w-]+$)",
+              regex: "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|lib/channels/definitions$|db/schema/[\\w-]+$)",
               message: "contracts.ts may import only zod, lib/core/*, other contracts.ts and enum constants (services and db clients stay out).",
             },
             { group: ["next", "next/*", "next-auth", "next-auth/*"], message: "Contracts are transport-free." },

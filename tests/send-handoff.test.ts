@@ -95,33 +95,35 @@ test("a process that dies between commit and handoff: the relay delivers once, t
   (transport as { send: (m: OutboundMail) => Promise<SendResult> }).send = real;
 
   const [queued] = await db.select().from(messages).where(eq(messages.inboxId, inbox.id));
-  expect(queued?.status).toBe("queued");
-  expect(queued?.idempotencyKey).toBe("crash-1");
-  const [entry] = await db.select().from(outbox).where(eq(outbox.subjectId, queued!.id));
-  expect(entry?.status).toBe("pending");
+  if (!queued) throw new Error("the send was not committed");
+  expect(queued.status).toBe("queued");
+  expect(queued.idempotencyKey).toBe("crash-1");
+  const [entry] = await db.select().from(outbox).where(eq(outbox.subjectId, queued.id));
+  if (!entry) throw new Error("no outbox entry");
+  expect(entry.status).toBe("pending");
 
   // While the lease holds, no relay takes the entry.
   expect(await drainOutbox(db)).toBe(0);
   // The process is gone: its lease ran out, and so did its idempotency claim.
-  await db.update(outbox).set({ leaseUntil: new Date(Date.now() - 1000) }).where(eq(outbox.id, entry!.id));
+  await db.update(outbox).set({ leaseUntil: new Date(Date.now() - 1000) }).where(eq(outbox.id, entry.id));
   await db
     .update(idempotencyKeys)
     .set({ createdAt: new Date(Date.now() - 3_600_000) })
     .where(and(eq(idempotencyKeys.orgId, org.orgId), eq(idempotencyKeys.key, "crash-1")));
   expect(await drainOutbox(db)).toBe(1);
 
-  const [sent] = await db.select().from(messages).where(eq(messages.id, queued!.id));
-  expect(sent).toMatchObject({ status: "sent", messageIdHeader: queued!.messageIdHeader });
+  const [sent] = await db.select().from(messages).where(eq(messages.id, queued.id));
+  expect(sent).toMatchObject({ status: "sent", messageIdHeader: queued.messageIdHeader });
   const copies = outboxFiles().filter((f) => f.includes(subject));
   expect(copies).toHaveLength(1);
-  expect(copies[0]).toContain(`Message-ID: ${queued!.messageIdHeader}`);
-  const events = await db.select().from(ledgerEvents).where(eq(ledgerEvents.messageId, queued!.id));
+  expect(copies[0]).toContain(`Message-ID: ${queued.messageIdHeader}`);
+  const events = await db.select().from(ledgerEvents).where(eq(ledgerEvents.messageId, queued.id));
   expect(events.map((e) => e.type).sort()).toEqual(["message.delivered", "message.sent"]);
   expect(events.every((e) => e.idempotencyKey === "crash-1")).toBe(true);
 
   const retry = await send(org, body, { "Idempotency-Key": "crash-1" });
   expect(retry.status).toBe(200);
-  expect(retry.body).toMatchObject({ id: queued!.id, status: "sent", providerMessageId: sent!.providerMessageId });
+  expect(retry.body).toMatchObject({ id: queued.id, status: "sent", providerMessageId: sent?.providerMessageId });
   expect(outboxFiles().filter((f) => f.includes(subject))).toHaveLength(1);
   expect(await db.select().from(messages).where(eq(messages.inboxId, inbox.id))).toHaveLength(1);
 });

@@ -31,7 +31,7 @@ export function channelDefinition(id: string) {
 export function publicChannelMetadata(channel: string, stored: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
   if (stored === null || stored === undefined) return null;
   const parsed = channelDefinition(channel).metadata.safeParse(stored);
-  return parsed.success ? (parsed.data as Record<string, unknown>) : null;
+  return parsed.success ? parsed.data : null;
 }
 
 /**
