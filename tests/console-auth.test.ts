@@ -180,6 +180,50 @@ describe("console accounts", () => {
     for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", ["/a", "/b"], undefined, "/x\nLocation: y"]) expect(safeNext(bad)).toBe("/");
   });
 
+  // Issue 10 #8: these were a 500 on the sign-in page (an invalid Location header) or an open redirect.
+  test.each<[unknown, string]>([
+    ["/", "/"],
+    ["/threads?inboxId=1", "/threads?inboxId=1"],
+    ["/inboxes/abc#top", "/inboxes/abc#top"],
+    ["/a/../b", "/b"],
+    ["/caf%C3%A9?q=%E3%80%82", "/caf%C3%A9?q=%E3%80%82"],
+    ["/x?next=https://evil.example", "/x?next=https://evil.example"],
+    ["/\v", "/"],
+    ["/\x0b", "/"],
+    ["/\x0c", "/"],
+    ["/\x00", "/"],
+    ["/a\x00b", "/"],
+    ["/\x7f", "/"],
+    ["/ a", "/"],
+    ["/\t/evil.example", "/"],
+    ["/\r\nSet-Cookie: a=b", "/"],
+    ["/\u3002evil.example", "/"],
+    ["//evil\u3002example", "/"],
+    ["/\u202eexample", "/"],
+    ["/\u200b", "/"],
+    ["/caf\u00e9", "/"],
+    ["/.//evil.example", "/"],
+    ["/..//evil.example", "/"],
+    ["/%2F/evil.example", "/%2F/evil.example"],
+    ["///evil.example", "/"],
+    ["/\\/evil.example", "/"],
+    ["\\/evil.example", "/"],
+    ["javascript:alert(1)", "/"],
+    ["http:/evil.example", "/"],
+    ["evil.example", "/"],
+    ["", "/"],
+    ["/" + "a".repeat(3000), "/"],
+    [null, "/"],
+    [42, "/"],
+    [{ toString: () => "/x" }, "/"],
+  ])("safeNext(%j) is %j", (input, expected) => {
+    const out = safeNext(input);
+    expect(out).toBe(expected);
+    // Whatever comes out is a valid header value and stays on this origin.
+    expect(() => new Headers({ Location: out })).not.toThrow();
+    expect(new URL(out, "http://console.test").origin).toBe("http://console.test");
+  });
+
   test("passwords are Argon2id hashes; wrong passwords and unknown users fail alike", async () => {
     const db = await getDb();
     const email = `pw-${randomUUID().slice(0, 8)}@Example.test`;
