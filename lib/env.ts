@@ -31,6 +31,13 @@ const schema = z.object({
   HOST: z.string().min(1).default("localhost"),
   /** Public base URL used in links and the OpenAPI `servers` entry. */
   PUBLIC_BASE_URL: z.url().optional(),
+  /** A separate origin (ideally another site) that serves user content (signed attachment links);
+   * when set, links are built on it and the console's origin refuses to serve user content. */
+  USER_CONTENT_ORIGIN: z
+    .url()
+    .refine((v) => /^https?:$/.test(new URL(v).protocol), "must be an http(s) URL")
+    .transform((v) => new URL(v).origin)
+    .optional(),
   /** Name of the shared sending domain every organization can use. */
   SHARED_DOMAIN: z
     .string()
@@ -100,6 +107,8 @@ const schema = z.object({
     .pipe(z.number().int().min(0).max(10)),
   /** Requests per minute allowed for one API key (per server process). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** Failed API-key authentications per minute from one client address (IPv6: one /64) before 429. */
+  API_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Largest JSON request body accepted by default, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Hours an Idempotency-Key and its stored response are kept (at least 24). */
@@ -213,6 +222,11 @@ export function internalUrl(): string {
 /** The base URL people reach this service at (links in emails, signed downloads). */
 export function publicBaseUrl(): string {
   return (env.PUBLIC_BASE_URL ?? internalUrl()).replace(/\/$/, "");
+}
+
+/** The base URL of user content links: USER_CONTENT_ORIGIN when configured, else the public base URL. */
+export function userContentBaseUrl(): string {
+  return env.USER_CONTENT_ORIGIN ?? publicBaseUrl();
 }
 
 /** The working directory the app was started from (migrations are found relative to it). */

@@ -12,3 +12,4 @@ export * from "./webhooks";
 export * from "./console";
 export * from "./trust";
 export * from "./outbox";
+export * from "./ratelimit";

@@ -2,12 +2,13 @@ import { cron } from "inngest";
 import { getDb } from "@/db";
 import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
 import { sweepStoredBytes } from "@/lib/buckets/sweep";
+import { purgeExpiredRateLimits } from "@/lib/ratelimit";
 import { purgeOldWorkflowEvents } from "@/lib/workflows/runs";
 import { events, inngest } from "../client";
 
 /**
  * Hourly housekeeping: drops Idempotency-Keys past their retention and executor events past the
- * dedupe window, and collects stored bytes that no row owns (rolled-back writes, deleted rows).
+ * dedupe window and rate-limit windows that have ended, and collects stored bytes that no row owns (rolled-back writes, deleted rows).
  * Each purge is its own step, so a retry never repeats a finished one.
  */
 export const housekeeping = inngest.createFunction(
@@ -22,6 +23,7 @@ export const housekeeping = inngest.createFunction(
     const idempotencyKeys = await step.run("purge-idempotency-keys", () => purgeExpiredIdempotencyKeys());
     const workflowEvents = await step.run("purge-workflow-events", () => purgeOldWorkflowEvents());
     const storage = await step.run("sweep-storage", async () => sweepStoredBytes(await getDb()));
-    return { idempotencyKeys, workflowEvents, storage };
+    const rateLimits = await step.run("purge-rate-limits", async () => purgeExpiredRateLimits(await getDb()));
+    return { idempotencyKeys, workflowEvents, storage, rateLimits };
   },
 );

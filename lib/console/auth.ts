@@ -1,5 +1,6 @@
 import { DrizzleAdapter } from "@auth/drizzle-adapter";
 import NextAuth from "next-auth";
+import { headers } from "next/headers";
 import Credentials from "next-auth/providers/credentials";
 import { getDb } from "@/db";
 import { authAccounts, authSessions, authVerificationTokens, users } from "@/db/schema";
@@ -7,8 +8,10 @@ import { sendSystemEmail } from "@/lib/mail/system";
 import { hasPendingInvitation } from "@/lib/organizations/invitations";
 import { env, publicBaseUrl } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
+import { readClientIp } from "@/lib/http/client-ip";
 import { clearUnprovenPassword, getUser, isFreshInstall, signInBody, verifyCredentials } from "./accounts";
 import { authSecret } from "./secret";
+import { authAttempt, SignInThrottled, THROTTLED_ERROR } from "./throttle";
 
 const MAGIC_LINK_MINUTES = 15;
 
@@ -26,8 +29,10 @@ function onPublicOrigin(url: string): string {
  * email goes through the product's own mail pipeline. Sessions are encrypted JWT cookies; the
  * drizzle adapter keeps users and one-time sign-in tokens in the service's database.
  */
-export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
+export const { handlers, auth, signIn, signOut } = NextAuth(async (req) => {
   const db = await getDb();
+  // Auth.js's routes pass the request; server actions (the console's forms) do not, but run inside one.
+  const clientIp = async () => readClientIp(req ? req.headers : await headers());
   return {
     secret: await authSecret(db),
     trustHost: true,
@@ -54,9 +59,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
         id: "password",
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(raw) {
+        async authorize(raw, request) {
           const parsed = signInBody.safeParse({ email: raw?.email, password: raw?.password });
           if (!parsed.success) return null;
+          // Throttled here, not only in the console's form: Auth.js's own route reaches this too.
+          const verdict = await authAttempt(db, "sign-in", parsed.data.email, readClientIp(request.headers));
+          if (!verdict.allowed) throw new SignInThrottled(`retry after ${verdict.resetSeconds} seconds`);
           return verifyCredentials(db, parsed.data.email, parsed.data.password);
         },
       }),
@@ -83,6 +91,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     callbacks: {
       async signIn({ user, account, email }) {
         if (account?.provider !== "email") return true;
+        // A sign-in email is about to be sent (Auth.js calls sendVerificationRequest right after this
+        // callback): throttled per address and per client, in the shared store. A throttled request
+        // sends nothing and creates no token; it lands on the sign-in page with the reason.
+        if (email?.verificationRequest && user.email) {
+          const verdict = await authAttempt(db, "email-link", user.email, await clientIp());
+          if (!verdict.allowed) return `/sign-in?error=${THROTTLED_ERROR}`;
+        }
         // Following the link proves the address: a password set before that is not the owner's.
         if (!email?.verificationRequest && user.id) await clearUnprovenPassword(db, user.id);
         // Invite-only installations: an email link creates an account only for the first user or an invited address.

@@ -1,22 +1,43 @@
-import { headers } from "next/headers";
-import { readClientIp } from "@/lib/api/client-ip";
-import { consume } from "@/lib/api/rate-limit";
+import { CredentialsSignin } from "next-auth";
+import type { DbOrTx } from "@/db";
 import { normalizeEmail } from "@/lib/organizations/service";
-import type { ActionResult } from "./action";
+import { clientSubject, hitAll, type Rule, type Verdict } from "@/lib/ratelimit";
 
-/** Attempts per minute for one client address, and for one email address, per kind of attempt. */
-export const AUTH_LIMITS = { perIp: 30, perEmail: 10 } as const;
+export type AuthAttempt = "sign-in" | "email-link" | "sign-up";
 
 /**
- * Throttles sign-in, email-link and sign-up attempts per client address and per email address
- * (per server process, like the API's limiter): password guessing and Argon2's memory cost stay
- * bounded, and the sign-in mail cannot be turned into a relay. Null when the attempt may proceed.
+ * Limits per kind of attempt, per email address and per client address. Password guesses: 10 per
+ * address per 15 minutes (Argon2's memory cost stays bounded too); sign-in emails: 5 per address per
+ * 15 minutes (the link lives 15 minutes), so the mail cannot be turned into a relay; sign-ups as
+ * before. Per client address the limits are looser (several people can share one address).
  */
-export async function authThrottle(kind: "sign-in" | "email-link" | "sign-up", email: string): Promise<ActionResult<never> | null> {
-  const ip = readClientIp(await headers()) ?? "unknown";
-  const byIp = consume(`auth:${kind}:ip:${ip}`, AUTH_LIMITS.perIp);
-  const byEmail = consume(`auth:${kind}:email:${normalizeEmail(email)}`, AUTH_LIMITS.perEmail);
-  if (byIp.allowed && byEmail.allowed) return null;
-  const seconds = Math.max(byIp.allowed ? 0 : byIp.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds);
-  return { ok: false, error: { code: "rate_limited", message: `Too many attempts; try again in ${seconds} seconds.`, param: null, fields: {} } };
+export const AUTH_LIMITS: Record<AuthAttempt, { perEmail: Rule; perClient: Rule }> = {
+  "sign-in": { perEmail: { limit: 10, windowSeconds: 900 }, perClient: { limit: 30, windowSeconds: 60 } },
+  "email-link": { perEmail: { limit: 5, windowSeconds: 900 }, perClient: { limit: 30, windowSeconds: 900 } },
+  "sign-up": { perEmail: { limit: 10, windowSeconds: 60 }, perClient: { limit: 30, windowSeconds: 60 } },
+};
+
+/**
+ * Counts one attempt of `kind` for `email` from `ip` in the shared store (lib/ratelimit, the
+ * database): the same count whether the attempt came through a console form or straight to
+ * Auth.js's routes (`/api/auth/callback/password`, `/api/auth/signin/email`), in any process.
+ * An unknown client address is limited per email address only.
+ */
+export async function authAttempt(db: DbOrTx, kind: AuthAttempt, email: string, ip: string | null): Promise<Verdict> {
+  const rules = AUTH_LIMITS[kind];
+  const client = clientSubject(ip);
+  return hitAll(db, [
+    [`auth:${kind}:email:${normalizeEmail(email)}`, rules.perEmail],
+    ...(client ? [[`auth:${kind}:ip:${client}`, rules.perClient] as [string, Rule]] : []),
+  ]);
+}
+
+export const tooManyAttempts = (seconds: number) => `Too many attempts; try again in ${seconds} seconds.`;
+
+/** The sign-in page's `error=` for a throttled email-link request. */
+export const THROTTLED_ERROR = "RateLimited";
+
+/** Thrown by the credentials provider's `authorize` when the attempt is throttled (Auth.js redirects with `code=rate_limited`). */
+export class SignInThrottled extends CredentialsSignin {
+  code = "rate_limited";
 }

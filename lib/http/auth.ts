@@ -4,12 +4,14 @@ import { sessionUserFromCookies } from "@/lib/console/session-token";
 import type { Actor } from "@/lib/core/actor";
 import type { AnyOperation } from "@/lib/core/operation";
 import { ApiError } from "@/lib/core/errors";
+import { recordAuthFailure, refuseIfFailing } from "./auth-failures";
 import { consume, rateLimitHeaders } from "./rate-limit";
 
 /**
  * Who is calling, from the request: a bearer API key for key and scope operations, the console's
  * session cookie for session operations (never a key), nobody for public ones. Authenticated
  * callers are rate limited here (429 with `Retry-After`); the limit headers go on the response.
+ * Failed key authentication is limited per client address (lib/http/auth-failures.ts).
  */
 export async function actorFor(
   op: AnyOperation,
@@ -32,7 +34,15 @@ export async function actorFor(
     limitKey = `user:${user.userId}`;
     who = "session";
   } else {
-    const principal = await authenticate(request.headers.get("authorization"), ip, requestId);
+    refuseIfFailing(ip);
+    let principal;
+    try {
+      principal = await authenticate(request.headers.get("authorization"), ip, requestId);
+    } catch (err) {
+      // Wrong, malformed or revoked keys count against the client address (a missing header does not).
+      if (err instanceof ApiError && err.code === "invalid_api_key") throw (await recordAuthFailure(ip)) ?? err;
+      throw err;
+    }
     actor = { type: "apiKey", principal };
     limitKey = principal.apiKeyId ?? principal.actor;
     who = "API key";

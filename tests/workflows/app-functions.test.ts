@@ -36,7 +36,7 @@ test("housekeeping purges idempotency keys past their retention and sweeps stora
   await ingestEvents([{ name: "svc/housekeeping.requested", data: { reason: "test" } }]);
   const run = await waitForRun("svc-housekeeping", (r) => r.status === "completed");
   expect((run.output as { idempotencyKeys: number }).idempotencyKeys).toBeGreaterThanOrEqual(1);
-  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage"]);
+  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage", "purge-rate-limits"]);
   expect((run.output as { storage: { deleted: number } }).storage).toMatchObject({ deleted: expect.any(Number) });
   expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
 });
