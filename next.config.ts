@@ -5,9 +5,14 @@ const nextConfig: NextConfig = {
   // esbuild (a native binary) and quickjs-emscripten (WebAssembly) are loaded by the template sandbox from node_modules.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten"],
   poweredByHeader: false,
-  // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...).
+  // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...). The CSP is
+  // left off `/files/` (user content): a header set here replaces the route's own, and that route sets
+  // the full sandbox policy itself (lib/providers/storage/user-content.ts).
   headers: () =>
-    Promise.resolve([{ source: "/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }, { key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] }]),
+    Promise.resolve([
+      { source: "/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }] },
+      { source: "/((?!files/).*)", headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
+    ]),
   typedRoutes: false,
   experimental: {
     // The CLI test starts a second development server in this directory while a developer's

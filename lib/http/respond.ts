@@ -1,16 +1,14 @@
 import { BinaryBody } from "@/lib/core/contract";
 import type { ApiError } from "@/lib/core/errors";
+import { userContentHeaders } from "@/lib/providers/storage/user-content";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
 /** A JSON (or, for a `BinaryBody`, a byte) response. 204 has no body. */
 export function respond(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   if (body instanceof BinaryBody) {
-    const disposition: Record<string, string> = body.filename ? { "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(body.filename)}` } : {};
-    return new Response(Buffer.from(body.bytes), {
-      status,
-      headers: { "Content-Type": body.contentType, "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff", ...disposition, ...headers },
-    });
+    // User content: downloaded, never sniffed, sandboxed (the same headers as signed links).
+    return new Response(Buffer.from(body.bytes), { status, headers: { ...userContentHeaders(body.contentType, body.filename, false).headers, ...headers } });
   }
   return new Response(status === 204 ? null : JSON.stringify(body), {
     status,

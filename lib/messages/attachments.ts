@@ -5,7 +5,7 @@ import { attachments } from "@/db/schema";
 import { BinaryBody } from "@/lib/core/contract";
 import { notFound } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
-import { publicBaseUrl } from "@/lib/env";
+import { userContentBaseUrl } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
 import type { StorageOwner } from "@/lib/providers/storage/sweep";
 import { urlSigningSecret } from "@/lib/settings";
@@ -35,26 +35,43 @@ export async function attachmentContent(db: DbOrTx, principal: Principal, attach
 
 const urlSecret = urlSigningSecret;
 
-const signature = (secret: Buffer, id: string, expires: number) => createHmac("sha256", secret).update(`attachment:${id}:${expires}`).digest("base64url");
+export type Disposition = "attachment" | "inline";
 
-/** A short-lived signed URL that downloads the attachment without an API key. */
+/** The signature covers the attachment, the expiry and the disposition the link asks for. */
+const signature = (secret: Buffer, id: string, expires: number, disposition: Disposition) =>
+  createHmac("sha256", secret).update(`attachment:${id}:${expires}:${disposition}`).digest("base64url");
+
+/**
+ * A short-lived signed URL that downloads the attachment without an API key (`downloadUrl`), and
+ * one that asks for inline display (`shareUrl`, `inline=1`, signed as such; the route shows inline
+ * only types that cannot run script, and downloads the rest). Both are on USER_CONTENT_ORIGIN when
+ * configured, else on the public base URL.
+ */
 export async function attachmentDownloadUrl(db: DbOrTx, principal: Principal, attachmentId: string, expiresInSeconds: number) {
   const a = await findAttachment(db, principal, attachmentId);
   const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
-  const base = publicBaseUrl();
-  const url = new URL(`${base}/files/attachments/${a.id}`);
-  url.searchParams.set("expires", String(expires));
-  url.searchParams.set("signature", signature(await urlSecret(db), a.id, expires));
-  const share = new URL(url);
-  share.searchParams.set("inline", "1");
-  return { attachment: toAttachment(a), downloadUrl: url.toString(), expiresInSeconds, shareUrl: share.toString() };
+  const secret = await urlSecret(db);
+  const link = (disposition: Disposition) => {
+    const url = new URL(`${userContentBaseUrl()}/files/attachments/${a.id}`);
+    url.searchParams.set("expires", String(expires));
+    if (disposition === "inline") url.searchParams.set("inline", "1");
+    url.searchParams.set("signature", signature(secret, a.id, expires, disposition));
+    return url.toString();
+  };
+  return { attachment: toAttachment(a), downloadUrl: link("attachment"), expiresInSeconds, shareUrl: link("inline") };
 }
 
-/** Serves a signed download URL; null when the signature is wrong or expired. */
-export async function signedAttachment(db: DbOrTx, attachmentId: string, expires: string | null, sig: string | null): Promise<BinaryBody | null> {
+/** Serves a signed download URL; null when the signature (over id, expiry and disposition) is wrong or expired. */
+export async function signedAttachment(
+  db: DbOrTx,
+  attachmentId: string,
+  expires: string | null,
+  sig: string | null,
+  disposition: Disposition,
+): Promise<BinaryBody | null> {
   const exp = Number(expires);
   if (!sig || !Number.isInteger(exp) || exp < Date.now() / 1000) return null;
-  const expected = Buffer.from(signature(await urlSecret(db), attachmentId, exp));
+  const expected = Buffer.from(signature(await urlSecret(db), attachmentId, exp, disposition));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
   const [a] = await db.select().from(attachments).where(eq(attachments.id, attachmentId));

@@ -8,7 +8,6 @@ import {
   assertKey,
   assertPrefix,
   checkExpiry,
-  contentDisposition,
   type DownloadTarget,
   type ListedObject,
   META_CONTENT_TYPE,
@@ -22,6 +21,7 @@ import {
   StorageLimitError,
   type UploadTarget,
 } from "./types";
+import { userContentHeaders } from "./user-content";
 
 /**
  * The filesystem adapter (embedded default): bytes at `<root>/<key>`, their content type and
@@ -390,13 +390,8 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         ok: true,
         body: found.body,
         info: found.info,
-        headers: {
-          "Content-Type": contentType,
-          "Content-Length": String(found.info.size),
-          "Content-Disposition": contentDisposition(p.disposition, p.filename || null),
-          "Cache-Control": "private, no-store",
-          "X-Content-Type-Options": "nosniff",
-        },
+        // User content: inline only for safe types (the disposition is signed), sandboxed, never sniffed.
+        headers: { ...userContentHeaders(contentType, p.filename || null, p.disposition === "inline").headers, "Content-Length": String(found.info.size) },
       };
     },
 
