@@ -18,7 +18,8 @@ async function measure(): Promise<void> {
   const { getDb, closeDb } = await import("@/db");
   const { wfRuns } = await import("@/db/schema");
   const { startHarness } = await import("../tests/workflows/harness");
-  const h = await startHarness({ workers: Number(process.env.WORKFLOW_WORKERS ?? 4), retryBaseMs: 1000, pollMs: 200 });
+  const transport = process.env.BENCH_TRANSPORT === "http" ? "http" : "auto";
+  const h = await startHarness({ workers: Number(process.env.WORKFLOW_WORKERS ?? 4), retryBaseMs: 1000, pollMs: 200, transport });
   const fn = h.client.createFunction({ id: "three-steps", triggers: [{ event: "bench/go" }] }, async ({ step, event }) => {
     const a = await step.run("one", () => (event.data as { i: number }).i);
     const b = await step.run("two", () => a * 2);
@@ -50,10 +51,39 @@ async function measure(): Promise<void> {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
   const failed = runs.filter((r) => r.status !== "completed").length;
   console.log(
-    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}`,
+    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${(transport === "http" ? "http" : "in-process").padEnd(10)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}`,
   );
   await h.close();
+  await floor(RUNS, Number(process.env.WORKFLOW_WORKERS ?? 4));
   await closeDb();
+}
+
+/**
+ * The database floor beside it: what a run must write, without the SDK or the executor — one
+ * INSERT and four single-row UPDATEs of a row of the same shape (one per SDK call of a three-step
+ * run), by as many concurrent loops as workers.
+ */
+async function floor(runs: number, loops: number): Promise<void> {
+  const { sql } = await import("drizzle-orm");
+  const { getDb } = await import("@/db");
+  const db = await getDb();
+  await db.execute(sql`drop table if exists bench_floor`);
+  await db.execute(sql`create table bench_floor (id int primary key, status text, steps jsonb, history jsonb, due_at timestamptz default now())`);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: loops }, async () => {
+      for (let i = next++; i < runs; i = next++) {
+        await db.execute(sql`insert into bench_floor (id, status, steps, history) values (${i}, 'queued', '{}', '[]')`);
+        for (let step = 1; step <= 4; step++) {
+          await db.execute(sql`update bench_floor set status = 'running', steps = steps || ${JSON.stringify({ [`s${step}`]: { data: step } })}::jsonb, history = history || '[{"ok":true}]'::jsonb, due_at = now() where id = ${i}`);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await db.execute(sql`drop table bench_floor`);
+  console.log(`${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${"floor".padEnd(10)} ${runs} runs  ${(runs / seconds).toFixed(1).padStart(7)} runs/s  (the run's rows alone: 1 INSERT + 4 UPDATEs, ${loops} loops)`);
 }
 
 if (process.env.BENCH_BACKEND) {
@@ -61,11 +91,16 @@ if (process.env.BENCH_BACKEND) {
 } else {
   console.log(`workflow benchmark: three-step function, ${RUNS} runs, ${process.env.WORKFLOW_WORKERS ?? 4} workers`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-wf-"));
-  const backends = [{ name: "pglite" as const }, ...[await postgresBackend()].filter((b) => b !== null)];
-  for (const backend of backends) {
-    const env: NodeJS.ProcessEnv = { ...backendEnv(backend, path.join(dataDir, backend.name)), NODE_ENV: "test", BENCH_BACKEND: backend.name };
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/workflows.ts"], { cwd: ROOT, env, stdio: "inherit" });
-    if (r.status !== 0) process.exitCode = 1;
+  const transports = (process.env.BENCH_TRANSPORTS ?? "in-process,http").split(",");
+  for (const name of ["pglite", "postgres"]) {
+    for (const transport of transports) {
+      // A fresh database for every measurement (postgresBackend recreates it).
+      const backend = name === "pglite" ? { name: "pglite" as const } : await postgresBackend();
+      if (!backend) continue;
+      const env: NodeJS.ProcessEnv = { ...backendEnv(backend, path.join(dataDir, `${backend.name}-${transport}`)), NODE_ENV: "test", BENCH_BACKEND: backend.name, BENCH_TRANSPORT: transport };
+      const r = spawnSync(process.execPath, ["--import", "tsx", "bench/workflows.ts"], { cwd: ROOT, env, stdio: "inherit" });
+      if (r.status !== 0) process.exitCode = 1;
+    }
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

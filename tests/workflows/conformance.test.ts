@@ -3,6 +3,8 @@ import { cron, type InngestFunction, NonRetriableError, RetryAfterError } from "
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { wfFunctions, wfRuns } from "@/db/schema";
+import { serveHandler } from "@/lib/workflows/executor/registry";
+import { signBody } from "@/lib/workflows/executor/signing";
 import { recoverOrphanedRuns } from "@/lib/workflows/executor/store";
 import { listWorkflowRuns } from "@/lib/workflows/runs";
 import { type Harness, runsOf, sleep, startHarness, waitForRun } from "./harness";
@@ -290,6 +292,27 @@ describe("security and operations", () => {
       body: JSON.stringify({ version: 2, event: { name: "t/once", data: {} }, events: [], steps: {}, ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } } }),
     });
     expect(res.status).toBe(401);
+  });
+
+  test("in-process calls go through serve()'s signature check too", async () => {
+    const handler = serveHandler(h.serveUrl);
+    expect(handler).not.toBeNull();
+    const body = JSON.stringify({ version: 2, event: { name: "t/once", data: {} }, events: [], steps: {}, ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } } });
+    const url = `${h.serveUrl}?fnId=${id("once")}&stepId=step`;
+    const unsigned = await handler?.(new Request(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Inngest-Server-Kind": "cloud" }, body }));
+    expect(unsigned?.status).toBe(401);
+    const forged = await handler?.(new Request(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Inngest-Signature": signBody(body, "signkey-test-00") }, body }));
+    expect(forged?.status).toBe(401);
+  });
+
+  test("the executor also drives runs over HTTP (transport http)", async () => {
+    await h.executor.stop();
+    h.newExecutor({ transport: "http" }).start();
+    await h.client.send({ name: "t/parallel", data: { http: true } });
+    const run = await waitForRun(id("parallel"), (r) => r.status === "completed" && (r.event.data as { http?: boolean }).http === true);
+    expect(run.output).toEqual({ sum: 60 });
+    await h.executor.stop();
+    h.newExecutor().start();
   });
 
   test("the event API and registration refuse wrong keys", async () => {

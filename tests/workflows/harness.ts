@@ -9,13 +9,15 @@ import { serveOptions, workflowKeys } from "@/lib/workflows/config";
 import { syncApp } from "@/lib/workflows/executor";
 import { Executor, type ExecutorOptions } from "@/lib/workflows/executor/executor";
 import { acceptRegistration, handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
+import { registerServeHandler } from "@/lib/workflows/executor/registry";
 import { signBody } from "@/lib/workflows/executor/signing";
 import type { FnConfig } from "@/lib/workflows/executor/store";
 
 /**
  * A real HTTP server on loopback that serves test functions through the SDK's own `serve()`
  * (the Next.js adapter the app uses) and the executor's event and register endpoints, as the app
- * does; plus the embedded executor driving them.
+ * does; plus the embedded executor driving them (in-process by default, like the app; over this
+ * server's HTTP with `transport: "http"`).
  */
 async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
   const chunks: Buffer[] = [];
@@ -46,7 +48,7 @@ export interface Harness {
    */
   serveApp(client: Inngest, fns: InngestFunction.Any[]): Promise<string[]>;
   /** A fresh executor over the same database (the old one must be stopped). */
-  newExecutor(): Executor;
+  newExecutor(overrides?: Partial<ExecutorOptions>): Executor;
   close(): Promise<void>;
 }
 
@@ -88,6 +90,12 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
     logger: quiet,
   });
   const serveUrl = `${origin}/api/inngest`;
+  // As the app's route does: the executor hands its signed requests to this handler in-process
+  // (ExecutorOptions.transport "http" posts them to the server above instead).
+  registerServeHandler(serveUrl, (request) => {
+    const post = handlers.POST;
+    return post ? post(request, {}) : Promise.resolve(new Response("no handler", { status: 405 }));
+  });
   const opts: ExecutorOptions = { signingKey: keys.signingKey, serveUrl, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000, ...overrides };
   const harness: Harness = {
     origin,
@@ -114,8 +122,8 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
       if ("refused" in accepted) throw new Error(accepted.refused);
       return synced.functions.map((f) => f.id);
     },
-    newExecutor() {
-      harness.executor = new Executor(opts);
+    newExecutor(more = {}) {
+      harness.executor = new Executor({ ...opts, ...more });
       return harness.executor;
     },
     async close() {

@@ -1,10 +1,16 @@
 import { serve } from "inngest/next";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
-import { serveOptions } from "@/lib/workflows/config";
+import { serveOptions, serveUrl } from "@/lib/workflows/config";
+import { registerServeHandler } from "@/lib/workflows/executor/registry";
 
 /**
  * The app's Inngest functions, served to the embedded executor or to Inngest. The serve URL it
- * registers comes from configuration, and every request (the PUT sync too) must be signed.
+ * registers comes from configuration, and every request (the PUT sync too) must be signed. The
+ * POST handler is also registered in-process, so the embedded executor in this process calls it
+ * with its signed request without a loopback HTTP hop.
  */
-export const { GET, POST, PUT } = serve({ client: inngest, functions, ...serveOptions() });
+const handlers = serve({ client: inngest, functions, ...serveOptions() });
+// The adapter reads only what a plain Request has (method, headers, url, body).
+registerServeHandler(serveUrl(), (request) => handlers.POST(request as Parameters<typeof handlers.POST>[0], undefined));
+export const { GET, POST, PUT } = handlers;

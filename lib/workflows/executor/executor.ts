@@ -1,13 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
-import { getDb } from "@/db";
+import { getDb, type Tx } from "@/db";
 import { type WfStepRecord, type WfWait, wfRuns } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
 import { msUntil } from "./durations";
-import { registryGeneration, servedApps } from "./registry";
-import { notifyWork, waitForWork } from "./signal";
+import { registryGeneration, servedApps, serveHandler } from "./registry";
+import { listenForWork, notifyWork, waitForWork, wakeWorkers } from "./signal";
 import { canonicalJson, signBody } from "./signing";
 import {
-  claimRun,
+  claimRuns,
   FAILED_EVENT,
   fireDueCrons,
   type FunctionRow,
@@ -15,6 +15,8 @@ import {
   ingestEvents,
   invokeFunction,
   nextDueAt,
+  releaseRuns,
+  renewLease,
   resumeWithStep,
   type RunRow,
 } from "./store";
@@ -46,6 +48,12 @@ export interface ExecutorOptions {
   maxCallsPerClaim?: number;
   /** Time limit of one call to `serve()`. */
   callTimeoutMs?: number;
+  /**
+   * How calls reach `serve()`: `auto` hands the signed request to the handler registered in this
+   * process for `serveUrl` (see `registerServeHandler`) and falls back to HTTP when there is none;
+   * `http` always posts over HTTP.
+   */
+  transport?: "auto" | "http";
 }
 
 interface Op {
@@ -85,6 +93,8 @@ type Outcome =
 
 const HISTORY_LIMIT = 200;
 const FAR_FUTURE_MS = 365 * 86_400_000;
+/** How often worker 0 looks for due cron functions. */
+const CRON_CHECK_MS = 1000;
 const DEFAULT_WAIT_MS = 7 * 86_400_000;
 
 function asError(value: unknown, fallback: string): SerializedError {
@@ -112,6 +122,13 @@ export class Executor {
   private loops: Promise<void>[] = [];
   /** Functions of the apps served at `serveUrl` (reloaded when a registration is accepted, and every minute). */
   private functions: { generation: number; at: number; byId: Map<string, FunctionRow> } | null = null;
+  /** Runs claimed in the last batch that no worker has taken yet. */
+  private claimed: RunRow[] = [];
+  private claiming: Promise<void> | null = null;
+  /** The last claim was full: more runs are probably due, so idle workers claim again at once. */
+  private moreDue = false;
+  private driving = 0;
+  private cronCheckedAt = 0;
 
   constructor(options: ExecutorOptions) {
     this.opts = {
@@ -121,6 +138,7 @@ export class Executor {
       pollMs: 1000,
       maxCallsPerClaim: 100,
       callTimeoutMs: 300_000,
+      transport: "auto",
       ...options,
     };
   }
@@ -133,6 +151,7 @@ export class Executor {
     if (this.controller) return;
     const controller = new AbortController();
     this.controller = controller;
+    listenForWork().catch((err: unknown) => log.error("workflow wake-up listener failed", errorFields(err)));
     this.loops = Array.from({ length: this.opts.workers }, (_, i) => this.loop(i, controller.signal));
   }
 
@@ -142,18 +161,30 @@ export class Executor {
     this.controller = null;
     await Promise.all(this.loops);
     this.loops = [];
+    // Claimed runs no worker took go back as they were, for any executor to claim.
+    const left = this.claimed.splice(0);
+    if (left.length > 0) await releaseRuns(left);
   }
 
   private async loop(index: number, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        if (index === 0) await fireDueCrons();
-        const served = await this.servedFunctions();
-        const run = served.size > 0 ? await claimRun(this.opts.leaseMs, [...served.keys()]) : null;
+        if (index === 0 && Date.now() - this.cronCheckedAt >= CRON_CHECK_MS) {
+          this.cronCheckedAt = Date.now();
+          await fireDueCrons();
+        }
+        const run = await this.take();
         if (run) {
-          await this.drive(run, signal);
+          this.driving++;
+          try {
+            await this.drive(run, signal);
+          } finally {
+            this.driving--;
+          }
           continue;
         }
+        if (this.moreDue) continue;
+        const served = await this.servedFunctions();
         const next = await nextDueAt([...served.keys()]);
         const idle = next ? Math.min(this.opts.pollMs, Math.max(5, next.getTime() - Date.now())) : this.opts.pollMs;
         await waitForWork(idle, signal);
@@ -163,6 +194,30 @@ export class Executor {
         await waitForWork(this.opts.pollMs, signal);
       }
     }
+  }
+
+  /**
+   * The next claimed run for a worker: from the runs claimed with the last batch, else from a new
+   * batch claim sized to the idle workers (one claim at a time per executor; workers that arrive
+   * while it is under way share its result).
+   */
+  private async take(): Promise<RunRow | null> {
+    const queued = this.claimed.shift();
+    if (queued) return queued;
+    if (!this.claiming) {
+      this.claiming = (async () => {
+        const served = await this.servedFunctions();
+        if (served.size === 0) return;
+        const wanted = Math.max(1, this.opts.workers - this.driving);
+        const runs = await claimRuns(this.opts.leaseMs, [...served.keys()], wanted);
+        this.moreDue = runs.length === wanted;
+        this.claimed.push(...runs);
+      })().finally(() => {
+        this.claiming = null;
+      });
+    }
+    await this.claiming;
+    return this.claimed.shift() ?? null;
   }
 
   /** The functions this executor may run, by id (cached; see `functions`). */
@@ -204,7 +259,7 @@ export class Executor {
       this.record(state, run.wait.stepId, run.wait.kind, run.wait.kind === "sleep" ? "completed" : "failed", run.wait.kind === "sleep" ? undefined : "timed out");
     }
     for (let calls = 0; calls < this.opts.maxCallsPerClaim; calls++) {
-      const outcome = await this.step(fn, run, state);
+      const outcome = await this.withHeartbeat(run, state, () => this.step(fn, run, state));
       if (outcome.kind !== "continue") {
         await this.finish(run, state, outcome);
         return;
@@ -216,6 +271,28 @@ export class Executor {
       }
     }
     await this.finish(run, state, { kind: "park", status: "queued", dueInMs: 0, wait: null });
+  }
+
+  /**
+   * Runs `work` (an SDK call) while keeping the run's lease alive, so a step that takes longer than
+   * the lease is not taken over by another worker and run twice. A heartbeat that finds the lease
+   * gone (cancelled, taken over) stops; the save after the call then fails its guard.
+   */
+  private async withHeartbeat<T>(run: RunRow, state: State, work: () => Promise<T>): Promise<T> {
+    let beat: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      beat = beat.then(async () => {
+        const lease = await renewLease(run.id, state.lease, this.opts.leaseMs);
+        if (lease) state.lease = lease;
+        else clearInterval(timer);
+      }).catch((err: unknown) => log.warn("workflow lease renewal failed", { runId: run.id, ...errorFields(err) }));
+    }, Math.max(50, Math.floor(this.opts.leaseMs / 3)));
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      await beat;
+    }
   }
 
   /** One SDK call and what follows from its answer. */
@@ -376,7 +453,19 @@ export class Executor {
       "X-Inngest-Req-Version": "2",
     };
     if (this.opts.signingKey) headers["X-Inngest-Signature"] = signBody(canonical, this.opts.signingKey);
-    return fetch(url, { method: "POST", headers, body: canonical, signal: AbortSignal.timeout(this.opts.callTimeoutMs) });
+    const request = new Request(url, { method: "POST", headers, body: canonical, signal: AbortSignal.timeout(this.opts.callTimeoutMs) });
+    const handler = this.opts.transport === "auto" ? serveHandler(this.opts.serveUrl) : null;
+    if (!handler) return fetch(request);
+    // In-process: the same signed request, handed to the app's serve() handler.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.callTimeoutMs} ms`)), this.opts.callTimeoutMs);
+    });
+    try {
+      return await Promise.race([handler(request), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -387,7 +476,7 @@ export class Executor {
     run: RunRow,
     state: State,
     next: { status: RunRow["status"]; dueInMs?: number; wait?: WfWait | null; output?: unknown; error?: unknown },
-    tx?: Parameters<Parameters<Awaited<ReturnType<typeof getDb>>["transaction"]>[0]>[0],
+    tx?: Tx,
   ): Promise<boolean> {
     const db = tx ?? (await getDb());
     const terminal = next.status === "completed" || next.status === "failed";
@@ -421,16 +510,17 @@ export class Executor {
       return;
     }
     if (outcome.kind === "park") {
-      await this.save(run, state, { status: outcome.status, dueInMs: outcome.dueInMs, wait: outcome.wait });
+      const saved = await this.save(run, state, { status: outcome.status, dueInMs: outcome.dueInMs, wait: outcome.wait });
+      // A run of a concurrency key that stops executing lets the next one of that key start.
+      if (saved && run.concurrencyLimit !== null) await wakeWorkers();
       return;
     }
     const db = await getDb();
-    const saved = await db.transaction(async (tx) => {
-      const ok =
-        outcome.kind === "complete"
-          ? await this.save(run, state, { status: "completed", output: outcome.output ?? null }, tx)
-          : await this.save(run, state, { status: "failed", error: outcome.error }, tx);
-      if (!ok) return false;
+    const end = (tx?: Tx) =>
+      outcome.kind === "complete" ? this.save(run, state, { status: "completed", output: outcome.output ?? null }, tx) : this.save(run, state, { status: "failed", error: outcome.error }, tx);
+    // One statement when no parent waits on this run; with one, the parent resumes in the same transaction.
+    const saved = !run.parentRunId ? await end() : await db.transaction(async (tx) => {
+      if (!(await end(tx))) return false;
       if (run.parentRunId) {
         const [parent] = await tx
           .select()
@@ -449,6 +539,7 @@ export class Executor {
         await ingestEvents([{ name: FAILED_EVENT, data: { function_id: run.functionId, run_id: run.id, error: outcome.error, event: run.event } }]);
       }
     }
-    if (run.parentRunId) notifyWork();
+    if (run.concurrencyLimit !== null) await wakeWorkers();
+    else if (run.parentRunId) notifyWork();
   }
 }

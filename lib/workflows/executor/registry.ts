@@ -42,3 +42,27 @@ export function registryGeneration(): number {
 export function bumpRegistryGeneration(): void {
   registry().generation++;
 }
+
+/**
+ * The app's `serve()` POST handler, by serve URL, registered by the module that serves it
+ * (app/api/inngest/route.ts, the test harness). When present, the executor hands its signed
+ * `Request` to the handler in-process instead of sending it over loopback HTTP: the same SDK
+ * protocol and signature check, without the HTTP hop.
+ */
+export type ServeHandler = (request: Request) => Promise<Response>;
+const HANDLERS = Symbol.for("svc.workflows.serveHandlers");
+type HandlerHolder = { [HANDLERS]?: Map<string, ServeHandler> };
+
+function handlers(): Map<string, ServeHandler> {
+  const holder = globalThis as HandlerHolder;
+  holder[HANDLERS] ??= new Map();
+  return holder[HANDLERS];
+}
+
+export function registerServeHandler(serveUrl: string, handler: ServeHandler): void {
+  handlers().set(key(serveUrl), handler);
+}
+
+export function serveHandler(serveUrl: string): ServeHandler | null {
+  return handlers().get(key(serveUrl)) ?? null;
+}

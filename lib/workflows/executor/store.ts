@@ -6,7 +6,7 @@ import { type WfEventPayload, wfEvents, wfFunctions, wfRuns } from "@/db/schema"
 import { log } from "@/lib/log";
 import { keyOf, matches } from "./expressions";
 import { msUntil } from "./durations";
-import { notifyWork } from "./signal";
+import { notifyWork, notifyWorkOnCommit } from "./signal";
 
 /**
  * The executor's persistent side: registered functions, received events, runs. Everything here is
@@ -39,6 +39,8 @@ export const INVOKED_EVENT = "inngest/function.invoked";
 export const FAILED_EVENT = "inngest/function.failed";
 export const CRON_EVENT = "inngest/scheduled.timer";
 const TERMINAL = ["completed", "failed", "cancelled"] as const;
+/** Rows per multi-row INSERT (well under PostgreSQL's 65,535 bind parameters). */
+const INSERT_CHUNK = 1000;
 
 function stepUrl(fn: FnConfig): string {
   const url = fn.steps?.step?.runtime?.url ?? Object.values(fn.steps ?? {})[0]?.runtime?.url;
@@ -102,29 +104,25 @@ export function maxAttemptsOf(fn: FunctionRow): number {
   return Math.max(1, retries + 1);
 }
 
-/** Creates a run of `fn` for `event` (skipped when the function's idempotency key was seen). */
-export async function createRun(
-  tx: DbOrTx,
-  fn: FunctionRow,
-  event: WfEventPayload,
-  opts: { parentRunId?: string } = {},
-): Promise<RunRow | null> {
+/** The row of a new run of `fn` for `event`. */
+function runValues(fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?: string } = {}): typeof wfRuns.$inferInsert {
   const cfg = configOf(fn);
   const concurrency = concurrencyOf(cfg);
   const ctx = { event };
-  const [run] = await tx
-    .insert(wfRuns)
-    .values({
-      functionId: fn.id,
-      event,
-      maxAttempts: maxAttemptsOf(fn),
-      concurrencyLimit: concurrency?.limit ?? null,
-      concurrencyKey: concurrency?.key ? keyOf(concurrency.key, ctx) : null,
-      idempotencyKey: cfg.idempotency ? keyOf(cfg.idempotency, ctx) : null,
-      parentRunId: opts.parentRunId ?? null,
-    })
-    .onConflictDoNothing()
-    .returning();
+  return {
+    functionId: fn.id,
+    event,
+    maxAttempts: maxAttemptsOf(fn),
+    concurrencyLimit: concurrency?.limit ?? null,
+    concurrencyKey: concurrency?.key ? keyOf(concurrency.key, ctx) : null,
+    idempotencyKey: cfg.idempotency ? keyOf(cfg.idempotency, ctx) : null,
+    parentRunId: opts.parentRunId ?? null,
+  };
+}
+
+/** Creates a run of `fn` for `event` (skipped when the function's idempotency key was seen). */
+export async function createRun(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?: string } = {}): Promise<RunRow | null> {
+  const [run] = await tx.insert(wfRuns).values(runValues(fn, event, opts)).onConflictDoNothing().returning();
   return run ?? null;
 }
 
@@ -147,14 +145,12 @@ export interface IncomingEvent {
 
 /**
  * Receives events: stores each once (a repeated event id is dropped, so it triggers once), starts
- * the runs it triggers, cancels runs its `cancelOn` matches, and resumes runs waiting for it — all
- * in one transaction per event. Returns the event ids.
+ * the runs it triggers, cancels runs its `cancelOn` matches, and resumes runs waiting for it — the
+ * whole batch in one transaction, in the events' order. Returns the event ids.
  */
 export async function ingestEvents(events: IncomingEvent[]): Promise<string[]> {
   const db = await getDb();
-  const ids: string[] = [];
-  for (const incoming of events) ids.push(...(await db.transaction((tx) => ingestEventsInTransaction(tx, [incoming]))));
-  return ids;
+  return db.transaction((tx) => ingestEventsInTransaction(tx, events));
 }
 
 function toPayload(incoming: IncomingEvent): WfEventPayload {
@@ -170,64 +166,88 @@ function toPayload(incoming: IncomingEvent): WfEventPayload {
 
 /**
  * Receives events inside the caller's transaction, so that a change and the workflow it starts
- * commit together (services publish this way in embedded mode). Workers are woken at once; a
- * rolled-back wake-up only costs them an empty claim.
+ * commit together (services publish this way in embedded mode). Workers in every process are
+ * woken when it commits (`NOTIFY`, see signal.ts); a rollback wakes nobody.
  */
 export async function ingestEventsInTransaction(tx: DbOrTx, events: IncomingEvent[]): Promise<string[]> {
-  const ids: string[] = [];
-  let queued = false;
-  for (const incoming of events) {
-    const payload = toPayload(incoming);
-    ids.push(payload.id);
-    queued = (await handleEvent(tx, payload)) || queued;
+  const payloads = events.map(toPayload);
+  const ids = payloads.map((e) => e.id);
+  if (payloads.length === 0) return ids;
+  // Each event id is stored once: a repeat (stored before, or earlier in this batch) is dropped.
+  const unique = [...new Map(payloads.toReversed().map((e) => [e.id, e])).values()].toReversed();
+  const fresh = new Set<string>();
+  for (let i = 0; i < unique.length; i += INSERT_CHUNK) {
+    const stored = await tx
+      .insert(wfEvents)
+      .values(unique.slice(i, i + INSERT_CHUNK).map((e) => ({ eventId: e.id, name: e.name, payload: e })))
+      .onConflictDoNothing()
+      .returning({ eventId: wfEvents.eventId });
+    for (const r of stored) fresh.add(r.eventId);
   }
-  if (queued) setTimeout(notifyWork, 0);
+  const accepted = unique.filter((e) => fresh.has(e.id));
+  if (accepted.length > 0 && (await handleEvents(tx, accepted))) await notifyWorkOnCommit(tx);
   return ids;
 }
 
-async function handleEvent(tx: DbOrTx, event: WfEventPayload): Promise<boolean> {
-  const stored = await tx.insert(wfEvents).values({ eventId: event.id, name: event.name, payload: event }).onConflictDoNothing().returning({ id: wfEvents.id });
-  if (stored.length === 0) return false; // duplicate event id
-  let queued = false;
+/**
+ * What a batch of new events does, in their order, with one statement per kind of change: the runs
+ * they start, the runs their `cancelOn` matches, the runs waiting for them. Returns whether any run
+ * became due.
+ */
+async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boolean> {
   const functions = await tx.select().from(wfFunctions).where(eq(wfFunctions.active, "active"));
+  const position = new Map(events.map((e, i) => [e.id, i]));
 
-  // Runs this event starts. Invocations target one function directly (see invokeFunction).
-  if (event.name !== INVOKED_EVENT) {
-    for (const fn of functions) {
-      if (triggeredBy(fn, event) && (await createRun(tx, fn, event))) queued = true;
-    }
+  // Runs these events start. Invocations target one function directly (see invokeFunction).
+  const starts = events.flatMap((event) => (event.name === INVOKED_EVENT ? [] : functions.filter((fn) => triggeredBy(fn, event)).map((fn) => runValues(fn, event))));
+  let queued = false;
+  for (let i = 0; i < starts.length; i += INSERT_CHUNK) {
+    const created = await tx.insert(wfRuns).values(starts.slice(i, i + INSERT_CHUNK)).onConflictDoNothing().returning({ id: wfRuns.id });
+    queued ||= created.length > 0;
   }
 
-  // cancelOn: runs of functions that cancel on this event, whose expression matches.
+  // cancelOn: runs of functions that cancel on one of these events, whose expression matches. A
+  // run started by a later event of the same batch is not cancelled by an earlier one.
+  const names = new Set(events.map((e) => e.name));
   for (const fn of functions) {
-    for (const cancel of configOf(fn).cancel ?? []) {
-      if (cancel.event !== event.name) continue;
-      const candidates = await tx
-        .select()
-        .from(wfRuns)
-        .where(and(eq(wfRuns.functionId, fn.id), notInArray(wfRuns.status, [...TERMINAL])))
-        .for("update");
-      for (const run of candidates) {
-        const timeout = cancel.timeout ? msUntil(cancel.timeout, run.createdAt.getTime()) : null;
-        if (timeout !== null && run.createdAt.getTime() + timeout < Date.now()) continue;
-        if (!matches(cancel.if, { event: run.event, async: event })) continue;
-        await tx
-          .update(wfRuns)
-          .set({ status: "cancelled", endedAt: sql`now()`, wait: null, leaseUntil: null, error: { name: "Cancelled", message: `Cancelled by event ${event.name} (${event.id})` } })
-          .where(eq(wfRuns.id, run.id));
-      }
+    const cancels = (configOf(fn).cancel ?? []).filter((c) => names.has(c.event));
+    if (cancels.length === 0) continue;
+    const candidates = await tx
+      .select()
+      .from(wfRuns)
+      .where(and(eq(wfRuns.functionId, fn.id), notInArray(wfRuns.status, [...TERMINAL])))
+      .for("update");
+    for (const run of candidates) {
+      const hit = events.find((event, i) =>
+        cancels.some((cancel) => {
+          if (cancel.event !== event.name) return false;
+          if ((position.get(run.event.id) ?? -1) > i) return false;
+          const timeout = cancel.timeout ? msUntil(cancel.timeout, run.createdAt.getTime()) : null;
+          if (timeout !== null && run.createdAt.getTime() + timeout < Date.now()) return false;
+          return matches(cancel.if, { event: run.event, async: event });
+        }),
+      );
+      if (!hit) continue;
+      await tx
+        .update(wfRuns)
+        .set({ status: "cancelled", endedAt: sql`now()`, wait: null, leaseUntil: null, error: { name: "Cancelled", message: `Cancelled by event ${hit.name} (${hit.id})` } })
+        .where(eq(wfRuns.id, run.id));
     }
   }
 
-  // waitForEvent: runs waiting for this event name whose expression matches resume with it.
+  // waitForEvent: runs waiting for one of these events whose expression matches resume with the
+  // first such event.
   const waiting = await tx
     .select()
     .from(wfRuns)
-    .where(and(eq(wfRuns.status, "waiting"), sql`${wfRuns.wait}->>'kind' = 'event'`, sql`${wfRuns.wait}->>'event' = ${event.name}`))
+    .where(and(eq(wfRuns.status, "waiting"), sql`${wfRuns.wait}->>'kind' = 'event'`, inArray(sql`${wfRuns.wait}->>'event'`, [...names])))
     .for("update");
   for (const run of waiting) {
-    if (!run.wait || !matches(run.wait.expression, { event: run.event, async: event })) continue;
-    await resumeWithStep(tx, run, run.wait.stepId, { data: event });
+    const wait = run.wait;
+    if (!wait) continue;
+    const event = events.find((e) => e.name === wait.event && matches(wait.expression, { event: run.event, async: e }));
+    if (!event) continue;
+    await resumeWithStep(tx, run, wait.stepId, { data: event });
     queued = true;
   }
   return queued;
@@ -286,17 +306,30 @@ export async function fireDueCrons(now: Date = new Date()): Promise<number> {
 const CLAIM_LOCK = 7_246_120;
 
 /**
- * Claims one due run for `leaseMs`: queued runs, sleeps and waits whose time has come, and runs
- * whose worker's lease expired (a crashed process). Runs at their function's concurrency limit for
- * their key wait. `FOR UPDATE SKIP LOCKED` lets workers in several processes share the queue.
+ * Claims up to `limit` due runs for `leaseMs`, in one transaction: queued runs, sleeps and waits
+ * whose time has come, then runs whose worker's lease expired (a crashed process). Per-key
+ * concurrency is counted under the claim lock, so a batch never takes more runs of a key than its
+ * limit leaves free. `FOR UPDATE SKIP LOCKED` lets workers in several processes share the queue.
  */
-export async function claimRun(leaseMs: number, functionIds: string[]): Promise<RunRow | null> {
+export async function claimRuns(leaseMs: number, functionIds: string[], limit: number): Promise<RunRow[]> {
+  if (functionIds.length === 0 || limit < 1) return [];
   const db = await getDb();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
-    // Due runs first (served by a partial index), then runs whose worker's lease expired.
+    // Due runs first (served by a partial index), with how many runs of their key execute now.
     const due = await tx
-      .select({ id: wfRuns.id })
+      .select({
+        id: wfRuns.id,
+        functionId: wfRuns.functionId,
+        key: wfRuns.concurrencyKey,
+        limit: wfRuns.concurrencyLimit,
+        running: sql<number>`case when ${wfRuns.concurrencyLimit} is null then 0 else (
+            select count(*) from wf_runs x
+            where x.function_id = ${wfRuns.functionId}
+              and x.concurrency_key is not distinct from ${wfRuns.concurrencyKey}
+              and x.status = 'running' and x.lease_until >= now()
+          ) end`.mapWith(Number),
+      })
       .from(wfRuns)
       .where(
         sql`${wfRuns.status} in ('queued', 'sleeping', 'waiting') and ${wfRuns.dueAt} <= now()
@@ -309,39 +342,86 @@ export async function claimRun(leaseMs: number, functionIds: string[]): Promise<
           ) < ${wfRuns.concurrencyLimit})`,
       )
       .orderBy(wfRuns.dueAt)
-      .limit(1)
+      .limit(limit)
       .for("update", { skipLocked: true });
-    const candidates = due.length
-      ? due
-      : await tx
-          .select({ id: wfRuns.id })
-          .from(wfRuns)
-          .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`), inArray(wfRuns.functionId, functionIds)))
-          .limit(1)
-          .for("update", { skipLocked: true });
-    const id = candidates[0]?.id;
-    if (!id) return null;
-    const [run] = await tx
+    const taken = new Map<string, number>();
+    const ids: string[] = [];
+    for (const r of due) {
+      if (r.limit !== null) {
+        const k = `${r.functionId}\u0000${r.key ?? ""}`;
+        const n = taken.get(k) ?? 0;
+        if (r.running + n >= r.limit) continue;
+        taken.set(k, n + 1);
+      }
+      ids.push(r.id);
+    }
+    if (ids.length < limit && due.length < limit) {
+      const expired = await tx
+        .select({ id: wfRuns.id })
+        .from(wfRuns)
+        .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`), inArray(wfRuns.functionId, functionIds)))
+        .limit(limit - ids.length)
+        .for("update", { skipLocked: true });
+      ids.push(...expired.map((r) => r.id));
+    }
+    if (ids.length === 0) return [];
+    const runs = await tx
       .update(wfRuns)
       .set({
         status: "running",
         leaseUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval`,
         startedAt: sql`coalesce(${wfRuns.startedAt}, now())`,
       })
-      .where(eq(wfRuns.id, id))
+      .where(inArray(wfRuns.id, ids))
       .returning();
-    return run ?? null;
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return runs.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   });
 }
 
-/** The soonest time a run becomes due (for idle workers' timers); null when nothing is scheduled. */
+/** One due run (see `claimRuns`). */
+export async function claimRun(leaseMs: number, functionIds: string[]): Promise<RunRow | null> {
+  return (await claimRuns(leaseMs, functionIds, 1))[0] ?? null;
+}
+
+/** Extends a run's lease while its worker holds it; null when the lease is no longer that worker's. */
+export async function renewLease(runId: string, lease: Date, leaseMs: number): Promise<Date | null> {
+  const db = await getDb();
+  const [row] = await db
+    .update(wfRuns)
+    .set({ leaseUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(and(eq(wfRuns.id, runId), eq(wfRuns.status, "running"), eq(wfRuns.leaseUntil, lease)))
+    .returning({ leaseUntil: wfRuns.leaseUntil });
+  return row?.leaseUntil ?? null;
+}
+
+/**
+ * Gives claimed runs that no worker started back to the queue as they were (a stopping executor),
+ * guarded by their lease: a parked sleep or wait stays parked, due at once.
+ */
+export async function releaseRuns(runs: RunRow[]): Promise<void> {
+  const db = await getDb();
+  for (const run of runs) {
+    const status = !run.wait ? "queued" : run.wait.kind === "sleep" ? "sleeping" : "waiting";
+    await db
+      .update(wfRuns)
+      .set({ status, leaseUntil: null })
+      .where(and(eq(wfRuns.id, run.id), eq(wfRuns.status, "running"), run.leaseUntil ? eq(wfRuns.leaseUntil, run.leaseUntil) : sql`true`));
+  }
+}
+
+/**
+ * The soonest future time a run becomes due (for idle workers' timers); null when nothing is
+ * scheduled. Runs already due but not claimable (their concurrency key is full) are not counted:
+ * the run that frees the key wakes the workers (`wakeWorkers`), so idle workers never spin.
+ */
 export async function nextDueAt(functionIds: string[]): Promise<Date | null> {
   if (functionIds.length === 0) return null;
   const db = await getDb();
   const [row] = await db
     .select({ at: sql<Date | string | null>`min(${wfRuns.dueAt})` })
     .from(wfRuns)
-    .where(and(inArray(wfRuns.status, ["queued", "sleeping", "waiting"]), inArray(wfRuns.functionId, functionIds)));
+    .where(and(inArray(wfRuns.status, ["queued", "sleeping", "waiting"]), sql`${wfRuns.dueAt} > now()`, inArray(wfRuns.functionId, functionIds)));
   return row?.at ? new Date(row.at) : null;
 }
 
