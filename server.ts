@@ -82,7 +82,15 @@ await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed 
 // Inbound mail: the built-in SMTP receiver (SMTP_PORT=0 turns it off).
 const smtp =
   env.SMTP_PORT > 0
-    ? await startSmtpReceiver({ port: env.SMTP_PORT, host: env.SMTP_HOST, maxBytes: env.SMTP_MAX_BYTES, name: mailHost() }).catch((err: unknown) => {
+    ? await startSmtpReceiver({
+        port: env.SMTP_PORT,
+        host: env.SMTP_HOST,
+        maxBytes: env.SMTP_MAX_BYTES,
+        name: mailHost(),
+        maxConnections: env.SMTP_MAX_CONNECTIONS,
+        maxConnectionsPerClient: env.SMTP_MAX_CONNECTIONS_PER_CLIENT,
+        maxBytesPerClientHour: env.SMTP_MAX_BYTES_PER_CLIENT_HOUR,
+      }).catch((err: unknown) => {
         log.error("SMTP receiver failed to start", errorFields(err));
         return null;
       })

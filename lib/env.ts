@@ -99,6 +99,13 @@ const schema = z.object({
   SMTP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Largest inbound message the receiver accepts, bytes. */
   SMTP_MAX_BYTES: z.coerce.number().int().min(1024).default(26_214_400),
+  /** Most MIME parts one inbound message may have (552 above it). */
+  SMTP_MAX_MIME_PARTS: z.coerce.number().int().min(2).default(500),
+  /** Concurrent SMTP connections, in all and from one client address (421 above either). */
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(100),
+  SMTP_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(10),
+  /** Message bytes one client address may send per hour (421 once it is spent; 0 = no limit). */
+  SMTP_MAX_BYTES_PER_CLIENT_HOUR: z.coerce.number().int().min(0).default(524_288_000),
   /** Number of reverse proxies in front of the server whose X-Forwarded-For may be trusted. */
   TRUST_PROXY: z
     .string()

@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db";
 import { attachments } from "@/db/schema";
 import { BinaryBody } from "@/lib/core/contract";
 import { notFound } from "@/lib/core/errors";
+import { safeMediaType } from "@/lib/core/media-type";
 import type { Principal } from "@/lib/auth/principal";
 import { userContentBaseUrl } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
@@ -25,7 +26,8 @@ async function findAttachment(db: DbOrTx, principal: Principal, attachmentId: st
 async function bytesOf(a: AttachmentRow): Promise<BinaryBody> {
   const bytes = await storage().get(a.storageKey);
   if (!bytes) throw notFound("attachment content", "attachmentId");
-  return new BinaryBody(bytes, a.contentType ?? "application/octet-stream", a.filename);
+  // Rows stored before media types were validated may hold anything; never echo that into a header.
+  return new BinaryBody(bytes, safeMediaType(a.contentType), a.filename);
 }
 
 /** The attachment's raw bytes (reads are scoped through the owning organization). */

@@ -3,17 +3,18 @@ import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
 import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
 import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
+import { mediaTypeSchema } from "@/lib/core/media-type";
+import { customHeadersSchema, messageIdSchema } from "./headers";
 
 const recipient = z.string().trim().min(1).max(320);
 /** One address or a list (contact references arrive with contacts). */
 const recipients = z.union([recipient, z.array(recipient).min(1).max(50)]);
-const HEADER_NAME = /^[A-Za-z0-9-]{1,76}$/;
 
 export const sendAttachmentSchema = z.strictObject({
   contentBase64: z.string().min(1).optional(),
   objectId: z.string().min(1).optional(),
   filename: z.string().min(1).max(120).optional(),
-  contentType: z.string().min(1).max(255).optional(),
+  contentType: mediaTypeSchema.optional(),
   delivery: z.enum(["attachment", "link", "auto"]).optional(),
 });
 
@@ -32,10 +33,10 @@ export const sendMessageBody = z.strictObject({
   sendAt: z.iso.datetime({ offset: true }).nullable().optional(),
   channel: channelIdSchema.optional(),
   replyTo: z.email().optional(),
-  inReplyTo: z.string().trim().min(1).max(250).optional(),
-  references: z.array(z.string().trim().min(1).max(250)).max(32).optional(),
+  inReplyTo: messageIdSchema.optional(),
+  references: z.array(messageIdSchema).max(32).optional(),
   replyToMessageId: z.uuid().optional(),
-  headers: z.record(z.string().regex(HEADER_NAME, "must be a header name"), z.string().max(998)).optional(),
+  headers: customHeadersSchema.optional(),
   tags: z.record(z.string().min(1).max(256), z.string().max(256)).optional(),
   ignoreComplaints: z.boolean().optional(),
   contactId: z.string().optional(),

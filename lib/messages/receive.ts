@@ -2,9 +2,12 @@ import { authenticate } from "mailauth";
 import { type AddressObject, simpleParser } from "mailparser";
 import { getDb } from "@/db";
 import { mailauthResolver } from "@/lib/domains/dns";
-import { mailHost } from "@/lib/env";
+import { env, mailHost } from "@/lib/env";
 import { inboxByAddress, type InboxRow } from "@/lib/inboxes/service";
-import { angleBrackets, newMessageId } from "./mime";
+import { safeMediaType } from "@/lib/core/media-type";
+import { messageIdsIn } from "./headers";
+import { checkRawMessage, withoutNul } from "./inbound-policy";
+import { newMessageId } from "./mime";
 import { type MessageRow, storeMessage } from "./store";
 
 /** SPF, DKIM and DMARC verdicts of an inbound message, as stored in `channelMetadata`. */
@@ -38,6 +41,7 @@ export async function receivingInbox(address: string): Promise<InboxRow | null> 
  * stores it in each recipient inbox with its attachments, threaded, emitting `message.received`.
  */
 export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Promise<MessageRow[]> {
+  checkRawMessage(raw, { maxMimeParts: env.SMTP_MAX_MIME_PARTS });
   const [auth, parsed] = await Promise.all([
     authenticate(raw, {
       ip: envelope.remoteAddress ?? undefined,
@@ -54,7 +58,10 @@ export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Pr
     dmarc: auth.dmarc && typeof auth.dmarc === "object" ? (auth.dmarc.status?.result ?? "none") : "none",
   };
   const from = parsed.from?.value[0];
-  const references = typeof parsed.references === "string" ? [parsed.references] : (parsed.references ?? []);
+  // Ids that are not RFC 5322 msg-ids are dropped (a reply would otherwise copy them into its headers).
+  const references = messageIdsIn(parsed.references);
+  const messageId = messageIdsIn(parsed.messageId)[0];
+  const inReplyTo = messageIdsIn(parsed.inReplyTo)[0] ?? null;
   const fromDomain = (from?.address ?? envelope.mailFrom ?? "unknown@localhost").split("@")[1] ?? "localhost";
   const db = await getDb();
   const stored: MessageRow[] = [];
@@ -73,17 +80,17 @@ export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Pr
           status: "received",
           channel: "email",
           fromAddress: from?.address?.toLowerCase() ?? envelope.mailFrom ?? "",
-          fromName: from?.name || null,
+          fromName: withoutNul(from?.name) || null,
           to,
           cc,
           bcc: to.includes(rcpt) || cc.includes(rcpt) ? [] : [rcpt],
           replyTo: addresses(parsed.replyTo)[0] ?? null,
-          subject: parsed.subject ?? "",
-          textBody: parsed.text ?? null,
-          htmlBody: typeof parsed.html === "string" ? parsed.html : null,
-          messageIdHeader: parsed.messageId ? angleBrackets(parsed.messageId) : newMessageId(fromDomain),
-          inReplyTo: parsed.inReplyTo ? angleBrackets(parsed.inReplyTo) : null,
-          references: references.map(angleBrackets).slice(-32),
+          subject: withoutNul(parsed.subject) ?? "",
+          textBody: withoutNul(parsed.text) ?? null,
+          htmlBody: typeof parsed.html === "string" ? withoutNul(parsed.html) : null,
+          messageIdHeader: messageId ?? newMessageId(fromDomain),
+          inReplyTo,
+          references: references.slice(-32),
           channelMetadata: {
             authentication: verdicts,
             spf: verdicts.spf,
@@ -97,8 +104,8 @@ export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Pr
           receivedAt: new Date(),
         },
         parsed.attachments.map((a) => ({
-          filename: a.filename ?? null,
-          contentType: a.contentType,
+          filename: withoutNul(a.filename) ?? null,
+          contentType: safeMediaType(a.contentType),
           contentId: a.cid ?? null,
           disposition: a.contentDisposition === "inline" ? "inline" : "attachment",
           content: a.content,

@@ -13,6 +13,7 @@ import { sharedDomainKey } from "@/lib/domains/dkim";
 import { findInbox, inboxByAddress } from "@/lib/inboxes/service";
 import { log } from "@/lib/log";
 import { publishWorkflowEvents } from "@/lib/workflows/publish";
+import { isReservedHeader } from "./headers";
 import { angleBrackets, buildMime, type DkimSigner, newMessageId, signDkim } from "./mime";
 import { DELIVER_KIND, type DeliverPayload, unavailableBounces } from "./handoff";
 import { applyOutcomes } from "./outcomes";
@@ -23,8 +24,6 @@ type InboxRow = typeof inboxes.$inferSelect;
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
 const MAX_SCHEDULE_MS = 30 * 86_400_000;
-/** Headers the service writes itself; a custom header cannot replace them. */
-const RESERVED_HEADERS = new Set(["from", "to", "cc", "bcc", "subject", "message-id", "in-reply-to", "references", "reply-to", "date", "dkim-signature", "mime-version", "content-type", "content-transfer-encoding", "sender", "return-path"]);
 
 export const SCHEDULED_EVENT = "svc/message.scheduled";
 export const CANCELED_EVENT = "svc/message.canceled";
@@ -114,7 +113,7 @@ function decodeAttachments(input: SendMessageInput): StoredAttachment[] {
 function customHeaders(input: SendMessageInput): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalidRequest(`The ${name} header is set by the service.`, `headers.${name}`);
+    if (isReservedHeader(name)) throw invalidRequest(`The ${name} header is set by the service.`, `headers.${name}`);
     if (/[\r\n]/.test(value)) throw invalidRequest("Header values cannot contain line breaks.", `headers.${name}`);
     out[name] = value;
   }
