@@ -8,9 +8,11 @@ import dns2 from "dns2";
  */
 export interface ZoneRecord {
   name: string;
-  type: "TXT" | "MX" | "A";
+  type: "TXT" | "MX" | "A" | "AAAA";
   value: string;
   priority?: number;
+  /** A changing answer (DNS rebinding): the n-th query gets `sequence[n]`, the last one after that. */
+  sequence?: string[];
 }
 
 export function zoneFile(): string {
@@ -47,6 +49,17 @@ function lookup(name: string, type: string): ZoneRecord[] {
 
 const chunks = (s: string) => s.match(/.{1,255}/g) ?? [""];
 
+/** Queries answered so far per name and type (for `sequence` records). */
+const asked = new Map<string, number>();
+
+function answerValue(r: ZoneRecord): string {
+  if (!r.sequence?.length) return r.value;
+  const key = `${r.name}|${r.type}`;
+  const n = asked.get(key) ?? 0;
+  asked.set(key, n + 1);
+  return r.sequence[Math.min(n, r.sequence.length - 1)] ?? r.value;
+}
+
 export async function startDnsServer(port: number): Promise<{ close(): Promise<void> }> {
   const { Packet } = dns2;
   const server = dns2.createServer({
@@ -62,7 +75,7 @@ export async function startDnsServer(port: number): Promise<{ close(): Promise<v
           const base = { name: q.name, type: q.type, class: Packet.CLASS.IN, ttl: 1 };
           if (r.type === "TXT") push({ ...base, data: chunks(r.value) });
           else if (r.type === "MX") push({ ...base, exchange: r.value, priority: r.priority ?? 10 });
-          else push({ ...base, address: r.value });
+          else push({ ...base, address: answerValue(r) });
         }
       }
       void send(response);

@@ -3,7 +3,8 @@ import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeProtectedHead
 import { jcs } from "@/lib/trust/jcs";
 import type { JwksKey } from "@/lib/trust/jwk";
 import type { Signer } from "@/lib/trust/keys";
-import { webhookUrlProblem } from "@/lib/webhooks/url-guard";
+import { outboundFetch } from "@/lib/providers/http";
+import { loopbackAllowed, webhookUrlProblem } from "@/lib/webhooks/url-guard";
 
 /**
  * Agent provenance: the `X-Svc-Provenance` header, a compact JWS (RFC 7515) signed with the
@@ -196,7 +197,7 @@ export function remoteJwks(issuer: string): JWTVerifyGetKey {
     [customFetch]: async (href, init) => {
       const problem = await webhookUrlProblem(href);
       if (problem) throw new Error(`JWKS URL ${problem}`);
-      return fetch(href, init);
+      return outboundFetch(href, { ...init, allowLoopback: loopbackAllowed() });
     },
   });
   if (remote.size > 1000) remote.clear();

@@ -5,6 +5,7 @@ import { messages } from "@/db/schema";
 import { ApiError, notFound } from "@/lib/core/errors";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { outboundFetch } from "@/lib/providers/http";
 import type { ProviderOutcome } from "@/lib/providers/mail";
 import { isSnsUrl, type SnsMessage, snsMessageSchema, verifySnsMessage } from "@/lib/providers/ses/sns";
 import { applyOutcomes } from "./outcomes";
@@ -87,7 +88,7 @@ export async function receiveProviderEvent(db: Db, provider: string, payload: un
   if (!(await verifySnsMessage(m))) throw new ApiError("not_permitted", "The SNS signature does not verify.", "Signature");
   if (env.SES_SNS_TOPIC_ARN && m.TopicArn !== env.SES_SNS_TOPIC_ARN) throw new ApiError("not_permitted", "Unexpected SNS topic.", "TopicArn");
   if (m.Type === "SubscriptionConfirmation") {
-    if (m.SubscribeURL && isSnsUrl(m.SubscribeURL)) await fetch(m.SubscribeURL, { signal: AbortSignal.timeout(5000) });
+    if (m.SubscribeURL && isSnsUrl(m.SubscribeURL)) await outboundFetch(m.SubscribeURL, { signal: AbortSignal.timeout(5000) });
     return { received: true, applied: 0 };
   }
   if (m.Type !== "Notification") return { received: true, applied: 0 };

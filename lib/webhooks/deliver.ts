@@ -5,7 +5,8 @@ import { env } from "@/lib/env";
 import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import { errorFields, log } from "@/lib/log";
 import { signatureHeader } from "./signing";
-import { webhookUrlProblem } from "./url-guard";
+import { outboundFetch } from "@/lib/providers/http";
+import { loopbackAllowed, webhookUrlProblem } from "./url-guard";
 
 export const DELIVER_EVENT = "svc/webhook.deliver";
 export const REPLAY_EVENT = "svc/webhook.replay";
@@ -69,7 +70,8 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<{ 
   const signature = signatureHeader(activeSecrets(w), envelope.eventId, timestamp, body);
   const started = performance.now();
   try {
-    const res = await fetch(w.url, {
+    const res = await outboundFetch(w.url, {
+      allowLoopback: loopbackAllowed(),
       method: "POST",
       redirect: "manual",
       headers: {

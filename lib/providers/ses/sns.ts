@@ -1,5 +1,6 @@
 import { createVerify, X509Certificate } from "node:crypto";
 import { z } from "zod";
+import { outboundFetch } from "@/lib/providers/http";
 
 /**
  * Amazon SNS message signatures (HTTP/S subscriptions): the canonical string of the message's
@@ -55,7 +56,7 @@ async function certificateFor(url: string): Promise<string> {
   const cached = certificates.get(url);
   if (cached) return cached;
   if (!isSnsUrl(url)) throw new Error(`SigningCertURL ${url} is not an SNS certificate URL`);
-  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  const res = await outboundFetch(url, { signal: AbortSignal.timeout(5000) });
   if (!res.ok) throw new Error(`fetching the SNS certificate failed: ${res.status}`);
   const pem = await res.text();
   cacheSigningCertificate(url, pem);
