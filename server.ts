@@ -32,6 +32,8 @@ const { serveUrl } = await import("./lib/workflows/config");
 const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver");
 const { startOutboxRelay, stopOutboxRelay } = await import("./lib/outbox/relay");
 const { startControlServer } = await import("./lib/runtime/control");
+const { malformedPath } = await import("./lib/http/path");
+const { newRequestId } = await import("./lib/core/invoke");
 const { default: next } = await import("next");
 
 try {
@@ -57,6 +59,14 @@ const server = createServer((req, res) => {
   const forwarded = req.headers["x-forwarded-for"];
   const ip = resolveClientIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, env.TRUST_PROXY);
   stampClientIp(req.headers, ip);
+  // Next.js answers a path that does not percent-decode with a bare text 500 before any route
+  // runs; refuse it here, in the API's error envelope, for every path.
+  const badPath = malformedPath(req.url ?? "/");
+  if (badPath) {
+    res.writeHead(badPath.status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": newRequestId() });
+    res.end(JSON.stringify(badPath.toBody()));
+    return;
+  }
   nextHandler(req, res).catch((err: unknown) => {
     log.error("request failed outside the API kernel", errorFields(err));
     if (!res.headersSent) {

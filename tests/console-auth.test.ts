@@ -4,7 +4,6 @@ import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { NextRequest } from "next/server";
-import { encode } from "next-auth/jwt";
 import { beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { HTTP_CONTRACTS as CONTRACTS } from "@/lib/registry";
@@ -13,16 +12,8 @@ import { env, publicBaseUrl } from "@/lib/env";
 import { registerUser, setPassword, verifyCredentials } from "@/lib/account/users";
 import { safeNext } from "@/lib/console/redirects";
 import { can } from "@/lib/auth/roles";
-import { authSecret } from "@/lib/console/secret";
 import { acceptInvitation } from "@/lib/organizations/invitations";
-import { call, newOrg, type TestOrg } from "./harness";
-
-/** A session cookie for `userId`, encrypted exactly as Auth.js does (the cookie name is the salt). */
-async function sessionCookie(userId: string, email: string): Promise<string> {
-  const name = "authjs.session-token";
-  const token = await encode({ token: { sub: userId, email }, secret: await authSecret(await getDb()), salt: name, maxAge: 3600 });
-  return `${name}=${token}`;
-}
+import { call, newOrg, sessionCookie, type TestOrg } from "./harness";
 
 const ORIGIN = "http://localhost";
 const asUser = (cookie: string, body?: unknown) => ({ headers: { cookie, origin: ORIGIN }, body });

@@ -2,6 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/db";
+import type { Method } from "@/lib/core/contract";
+import { declaredStatuses } from "@/lib/core/openapi";
+import { compileRoutes, type RouteTable } from "@/lib/http/routes";
 import { CLIENT_IP_HEADER, SERVER_TOKEN_HEADER, serverToken } from "@/lib/http/client-ip";
 import { bootstrap } from "@/lib/organizations/bootstrap";
 
@@ -119,7 +122,34 @@ export async function callRaw(method: string, url: string, opts: CallOptions = {
     body = JSON.stringify(opts.body);
     headers.set("content-type", "application/json");
   }
-  return handler(new Request(full, { method, headers, body }), { params: Promise.resolve(found.params) });
+  const response = await handler(new Request(full, { method, headers, body }), { params: Promise.resolve(found.params) });
+  await expectDeclaredStatus(method, full.pathname, response);
+  return response;
+}
+
+let routeTable: Promise<RouteTable> | undefined;
+
+/**
+ * The OpenAPI contract, checked on every request of every test: a `/v1` operation may only answer
+ * with a status its document declares (`declaredStatuses`: the kernel's errors for its kind and
+ * the contract's `errors`). An undeclared status fails the test that saw it.
+ */
+export async function expectDeclaredStatus(method: string, pathname: string, response: Response): Promise<void> {
+  if (!pathname.startsWith("/v1/")) return;
+  routeTable ??= import("@/lib/registry").then((r) => compileRoutes(r.HTTP_OPERATIONS));
+  let segments: string[];
+  try {
+    segments = pathname.split("/").slice(1).map((s) => decodeURIComponent(s));
+  } catch {
+    return; // a malformed path belongs to no operation (the dispatcher answers 400)
+  }
+  const op = (await routeTable).match(segments)?.entry.byMethod.get(method.toUpperCase() as Method);
+  if (!op) return;
+  const declared = declaredStatuses(op.contract);
+  if (!declared.has(response.status)) {
+    const text = await response.clone().text();
+    throw new Error(`${op.id} answered ${response.status}, which its OpenAPI entry does not declare (${[...declared].join(", ")}): ${text.slice(0, 300)}`);
+  }
 }
 
 export async function call<T = any>(method: string, url: string, opts: CallOptions = {}): Promise<CallResult<T>> {
@@ -156,4 +186,12 @@ export async function newInbox(org: TestOrg, local?: string): Promise<{ id: stri
   const res = await call("POST", "/v1/inboxes", { key: org.secret, body: { address } });
   if (res.status !== 200) throw new Error(`newInbox: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.inbox.id, address: res.body.inbox.address };
+}
+
+/** A console session cookie for `userId`, encrypted exactly as Auth.js does (the cookie name is the salt). */
+export async function sessionCookie(userId: string, email: string): Promise<string> {
+  const [{ encode }, { authSecret }] = await Promise.all([import("next-auth/jwt"), import("@/lib/console/secret")]);
+  const name = "authjs.session-token";
+  const token = await encode({ token: { sub: userId, email }, secret: await authSecret(await getDb()), salt: name, maxAge: 3600 });
+  return `${name}=${token}`;
 }

@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, test } from "vitest";
+import { z } from "zod";
 import type { Contract } from "@/lib/core/contract";
 import { BUNDLES, SCOPES, type Scope } from "@/lib/auth/scopes";
+import { openApiDocument } from "@/lib/meta/openapi";
 import { HTTP_CONTRACTS as CONTRACTS } from "@/lib/registry";
-import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
+import { call, type CallOptions, newInbox, newKey, newOrg, sessionCookie, type TestOrg } from "./harness";
+import { type JsonSchema, paramOf, propertiesOf, setAt, stringPaths } from "./schema-walk";
 
 /**
  * The generated security suite: for every authenticated operation in the contract registry,
@@ -122,5 +125,63 @@ describe.each(guarded.map((c) => [`${c.method} ${c.path}`, c] as const))("%s", (
     const res = await call(c.method, url, { key: k.secret, body, ip: "127.0.0.1" });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("not_permitted");
+  });
+});
+
+/**
+ * Hostile input for every live HTTP operation (public, key and session alike), refused by the
+ * kernel before any handler runs — so any well-formed id will do in the path. A path that does
+ * not percent-decode is 400 in the envelope; a NUL byte in a path parameter, a query parameter
+ * or any string of the body (every string position of the request schema: names, subjects,
+ * header values, filenames, nested arrays and maps) is 400 naming that field. (PostgreSQL
+ * refuses NUL in text, so without the check these were 500s on one database and not the other.)
+ */
+const SAMPLE_ID = "01930000-0000-7000-8000-000000000000";
+const OPENAPI = openApiDocument() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> };
+
+function sampleUrl(c: Contract, replace: Record<string, string> = {}): string {
+  return c.path.replace(/\{(\w+)\}/g, (_, name: string) => replace[name] ?? (name === "provider" ? "ses" : SAMPLE_ID));
+}
+
+/** One request per place a NUL byte can hide, with the `param` the 400 must name. */
+function nulProbes(c: Contract): { url: string; body: unknown; param: string }[] {
+  const probes: { url: string; body: unknown; param: string }[] = [];
+  const body = c.body ? (c.example ?? {}) : undefined;
+  for (const name of paramNames(c)) probes.push({ url: sampleUrl(c, { [name]: "a%00b" }), body, param: name });
+  const queryNames = Object.keys(c.query ? propertiesOf(z.toJSONSchema(c.query, { io: "input", unrepresentable: "any" }) as JsonSchema) : {});
+  for (const name of queryNames.length ? queryNames : ["probe"]) probes.push({ url: `${sampleUrl(c)}?${name}=a%00b`, body, param: name });
+  const schema = OPENAPI.paths[c.path]?.[c.method.toLowerCase()]?.requestBody?.content["application/json"]?.schema;
+  if (schema) for (const path of stringPaths(schema)) probes.push({ url: sampleUrl(c), body: setAt(body, path, "a\u0000b"), param: paramOf(path) });
+  return probes;
+}
+
+describe.each(CONTRACTS.filter((c) => c.status === "live").map((c) => [`${c.method} ${c.path}`, c] as const))("hostile input: %s", (_name, c) => {
+  let as: CallOptions = {};
+
+  beforeAll(async () => {
+    if (c.access === "public") return;
+    const org = await newOrg();
+    as = c.access === "session" ? { headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" } } : { key: org.secret };
+  });
+
+  test("a malformed percent-escape in the path → 400 in the envelope", async () => {
+    const names = paramNames(c);
+    const urls = names.length ? ["%E0%A4%A", "%"].map((bad) => sampleUrl(c, { [names[0] ?? ""]: bad })) : [`${c.path}%E0%A4%A`, `${c.path}/%`];
+    for (const url of urls) {
+      const res = await call(c.method, url, { ...as, body: c.body ? c.example : undefined });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error, url).toMatchObject({ type: "invalid_request_error", code: "invalid_request", param: "path" });
+      expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    }
+  });
+
+  test("a NUL byte in a path parameter, a query parameter or any string of the body → 400 naming it", async () => {
+    const probes = nulProbes(c);
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes) {
+      const res = await call(c.method, probe.url, { ...as, body: probe.body });
+      expect(res.status, `${probe.param}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error, probe.param).toMatchObject({ code: "invalid_request", param: probe.param, message: expect.stringContaining("NUL") });
+    }
   });
 });

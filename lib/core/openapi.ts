@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Contract } from "./contract";
-import { ERROR_CODES } from "./errors";
+import { ERROR_CODES, type ErrorCode } from "./errors";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -41,26 +41,63 @@ const errorSchema: JsonSchema = {
   },
 };
 
-const errorResponse = (description: string) => ({
+const errorResponse = (description: string, codes: readonly ErrorCode[]) => ({
   description,
+  "x-svc-error-codes": codes,
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
 
-function errorResponses(c: Contract): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (c.query || c.body) out["400"] = errorResponse("Invalid request (`invalid_request`, with `param` naming the field)");
+/** An error an operation can answer with, and when. */
+export interface DeclaredError {
+  code: ErrorCode;
+  status: number;
+  when: string;
+}
+
+const hasBody = (c: Contract) => c.method === "POST" || c.method === "PUT" || c.method === "PATCH";
+const keyed = (c: Contract) => c.access !== "public" && c.access !== "session";
+
+/**
+ * Every error an operation can answer with: the kernel's (by the operation's kind: the dispatcher
+ * and `invoke` answer them for every operation alike) and the contract's own `errors` (what its
+ * service can answer). The OpenAPI document declares exactly these statuses; the test harness and
+ * the fuzz suite fail on any other.
+ */
+export function declaredErrors(c: Contract): DeclaredError[] {
+  const out: DeclaredError[] = [];
+  const add = (code: ErrorCode, when: string) => out.push({ code, status: ERROR_CODES[code].status, when });
+  add("invalid_request", "a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it)");
+  if (c.idempotent && c.access !== "public") add("idempotency_key_mismatch", "the Idempotency-Key was used with another request");
   if (c.access === "session") {
-    out["401"] = errorResponse("No console session (`session_required`)");
-    out["403"] = errorResponse("The organization role does not allow this, or a cross-origin change (`not_permitted`)");
-    out["429"] = errorResponse("Rate limited (`rate_limited`, with `Retry-After`)");
-  } else if (c.access !== "public") {
-    out["401"] = errorResponse("Missing, malformed, unknown or revoked API key");
-    out["403"] = errorResponse("Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`)");
-    out["429"] = errorResponse("Rate limited (`rate_limited`, with `Retry-After`)");
+    add("session_required", "no console session");
+    add("not_permitted", "the organization role does not allow this, or a cross-origin change");
+  } else if (keyed(c)) {
+    add("missing_api_key", "no API key");
+    add("invalid_api_key", "a malformed, unknown or revoked API key");
+    add("scope_missing", "the key lacks the operation's scope");
+    add("not_permitted", "the source IP is not on the key's allowlist, or the key may not act on this resource");
   }
-  if (c.params) out["404"] = errorResponse("No such resource in this organization (`resource_not_found`)");
-  if (c.body) out["413"] = errorResponse("Request body too large");
-  out["500"] = errorResponse("Unexpected error (`internal_error`); retry with backoff");
+  if (c.params) add("resource_not_found", "no such resource in this organization");
+  if (c.idempotent && c.access !== "public") add("idempotency_key_in_use", "a request with the same Idempotency-Key is still running");
+  if (hasBody(c)) add("payload_too_large", "the request body is too large");
+  if (c.access !== "public") add("rate_limited", "too many requests (`Retry-After`)");
+  add("internal_error", "an unexpected error; retry with backoff");
+  for (const code of c.errors ?? []) if (!out.some((e) => e.code === code)) add(code, "a rule of this operation");
+  return out;
+}
+
+/** Every status `c` can answer with: its success status and those of its declared errors. */
+export function declaredStatuses(c: Contract): Set<number> {
+  return new Set([c.successStatus, ...declaredErrors(c).map((e) => e.status)]);
+}
+
+function errorResponses(c: Contract): Record<string, unknown> {
+  const byStatus = new Map<number, DeclaredError[]>();
+  for (const e of declaredErrors(c)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
+  const out: Record<string, unknown> = {};
+  for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = errorResponse(errors.map((e) => `\`${e.code}\`: ${e.when}`).join("; ") + ".", [...new Set(errors.map((e) => e.code))]);
+  }
   return out;
 }
 

@@ -46,6 +46,7 @@ export const createDomain = defineContract({
   description: "Adds a domain in `pending` and returns the DNS records to publish: MX, SPF, DKIM (a key generated for the domain) and DMARC.",
   body: z.strictObject({ name: z.string().min(1).max(253) }),
   example: { name: "agents.example.com" },
+  errors: ["invalid_domain", "conflict"],
   response: one,
 });
 
@@ -95,5 +96,6 @@ export const deleteDomain = defineContract({
   summary: "Delete a domain",
   description: "Only when no inbox uses it (409 otherwise). The shared domain is read-only (403 `not_permitted`).",
   params,
+  errors: ["conflict"],
   response: z.object({ deleted: z.literal(true), id: z.uuid() }),
 });

@@ -93,5 +93,6 @@ export const replayEvents = defineContract({
     maxEvents: z.int().min(1).max(5000).default(1000),
   }),
   example: { sinceTimestamp: "2026-01-01T00:00:00Z", types: ["message.received"] },
+  errors: ["resource_not_found"],
   response: z.object({ replayed: z.int(), skipped: z.int(), from: eventRef.nullable(), to: eventRef.nullable() }),
 });

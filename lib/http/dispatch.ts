@@ -6,6 +6,7 @@ import type { AnyOperation } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
 import { actorFor } from "./auth";
 import { readClientIp } from "./client-ip";
+import { pathSegments } from "./path";
 import { errorResponse, REQUEST_ID_HEADER, respond } from "./respond";
 import { compileRoutes, type RouteTable } from "./routes";
 
@@ -25,18 +26,6 @@ function refuseKeyInQuery(url: URL): void {
       throw invalidRequest("API keys belong in the Authorization header, never in the query string.", name);
     }
   }
-}
-
-/** `/v1/a%20b` → `["v1", "a b"]`; a malformed escape is a 400 naming the segment's position. */
-function pathSegments(pathname: string): string[] {
-  const raw = pathname.split("/").slice(1);
-  return raw.map((segment, i) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw invalidRequest(`The path is not valid: segment ${i + 1} has a malformed percent-escape.`, "path");
-    }
-  });
 }
 
 function queryObject(url: URL): Record<string, string | string[]> {

@@ -51,6 +51,7 @@ export const createInbox = defineContract({
   description: "`address` must be on a verified domain of the organization or on the shared domain, and unique. `mode`: `agent` (default), `human` or `hybrid`.",
   body: createInboxBody,
   example: { address: "support@svc.localhost", displayName: "Support", agent: "triage-bot" },
+  errors: ["conflict"],
   response: one,
 });
 

@@ -141,6 +141,7 @@ export const sendMessage = defineContract({
   maxBodyBytes: 12 * 1024 * 1024,
   idempotencyKeyField: "idempotencyKey",
   example: { inboxId: "01930000-0000-7000-8000-000000000000", to: "someone@example.com", subject: "Hello", text: "Hi there" },
+  errors: ["resource_not_found", "not_permitted", "payload_too_large"],
   response: z.union([sendMessageResponse, messagePreviewSchema]),
 });
 
@@ -254,6 +255,7 @@ export const cancelOutboundEmail = defineContract({
   summary: "Cancel a scheduled email",
   description: "`scheduled` → `canceled`, before it fires. Anything else is 409.",
   params: emailParams,
+  errors: ["conflict"],
   response: z.object({ message: outboundMessageSchema }),
 });
 

@@ -97,6 +97,7 @@ export const createInvitation = defineContract({
     "Emails an invitation with an accept link (valid 7 days). Needs `owner` or `admin`; only an owner may invite an owner. Inviting an address again replaces its pending invitation.",
   params: orgParams,
   body: invitationCreateBody,
+  errors: ["conflict"],
   response: z.object({ invitation: invitationSchema }),
   successStatus: 201,
   example: { email: "new.member@example.com", role: "member" },
@@ -152,6 +153,7 @@ export const acceptInvitation = defineContract({
   description: "As the signed-in user, who must own the invited address. Accepting twice is harmless.",
   body: z.strictObject({ token: z.string().min(1).max(200) }),
   example: { token: "inv_token" },
+  errors: ["resource_not_found", "conflict"],
   response: z.object({ orgId: z.uuid() }),
 });
 

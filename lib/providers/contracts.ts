@@ -15,5 +15,6 @@ export const receiveProviderEvent = defineContract({
   body: z.looseObject({ Type: z.string() }),
   idempotent: false,
   example: { Type: "Notification" },
+  errors: ["not_permitted"],
   response: z.object({ received: z.literal(true), applied: z.int() }),
 });

@@ -104,6 +104,7 @@ export const redriveWebhook = action(
   "Redrive failed deliveries",
   "Re-sends every event whose deliveries to this endpoint failed and never succeeded (409 while paused).",
   z.object({ webhookId: z.uuid(), redriven: z.int() }),
+  { errors: ["conflict"] },
 );
 export const testWebhook = action("testWebhook", "test", "Send a test ping", "A signed `webhook.test` event, sent now and logged.", z.object({ delivery: deliverySchema }));
 export const rotateWebhookSecret = action(
