@@ -148,7 +148,7 @@ function nulProbes(c: Contract): { url: string; body: unknown; param: string }[]
   const probes: { url: string; body: unknown; param: string }[] = [];
   const body = c.body ? (c.example ?? {}) : undefined;
   for (const name of paramNames(c)) probes.push({ url: sampleUrl(c, { [name]: "a%00b" }), body, param: name });
-  const queryNames = Object.keys(c.query ? propertiesOf(z.toJSONSchema(c.query, { io: "input", unrepresentable: "any" }) as JsonSchema) : {});
+  const queryNames = Object.keys(c.query ? propertiesOf(z.toJSONSchema(c.query, { io: "input", unrepresentable: "any" })) : {});
   for (const name of queryNames.length ? queryNames : ["probe"]) probes.push({ url: `${sampleUrl(c)}?${name}=a%00b`, body, param: name });
   const schema = OPENAPI.paths[c.path]?.[c.method.toLowerCase()]?.requestBody?.content["application/json"]?.schema;
   if (schema) for (const path of stringPaths(schema)) probes.push({ url: sampleUrl(c), body: setAt(body, path, "a\u0000b"), param: paramOf(path) });
