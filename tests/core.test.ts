@@ -57,6 +57,17 @@ describe("access by actor", () => {
     const org = await newOrg();
     await expect(invoke(createApiKey, userActor(org, "owner"), { body: { name: "a\u0000b", scopes: ["keys:read"] } })).rejects.toMatchObject({ status: 400, param: "name" });
     await expect(invoke(listInboxes, userActor(org, "owner"), { query: { "x\u0000": "1" } })).rejects.toMatchObject({ status: 400, param: "x\u0000" });
+    await expect(invoke(createApiKey, userActor(org, "owner"), { body: { name: "k", scopes: ["keys:read"], allowedIps: ["10.0.0.1", "a\u0000"] } })).rejects.toMatchObject({ status: 400, param: "allowedIps[1]" });
+  });
+
+  test("input nested deeper than MAX_INPUT_DEPTH is a 400, not a stack overflow (found by the fuzz suite)", async () => {
+    const org = await newOrg();
+    let deep: unknown = "x";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    await expect(invoke(createApiKey, userActor(org, "owner"), { body: { name: "k", scopes: ["keys:read"], extra: deep } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("nested more than") });
+    let fine: unknown = "x";
+    for (let i = 0; i < 20; i++) fine = [fine];
+    await expect(invoke(createApiKey, userActor(org, "owner"), { body: { name: "k", scopes: ["keys:read"], extra: fine } })).rejects.toMatchObject({ status: 400, param: "extra" });
   });
 });
 

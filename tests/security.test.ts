@@ -4,48 +4,19 @@ import type { Contract } from "@/lib/core/contract";
 import { BUNDLES, SCOPES, type Scope } from "@/lib/auth/scopes";
 import { openApiDocument } from "@/lib/meta/openapi";
 import { HTTP_CONTRACTS as CONTRACTS } from "@/lib/registry";
-import { call, type CallOptions, newInbox, newKey, newOrg, sessionCookie, type TestOrg } from "./harness";
+import { call, type CallOptions, newKey, newOrg, sessionCookie, type TestOrg } from "./harness";
+import { paramNames as pathParamNames, RESOURCE_FACTORIES } from "./resources";
 import { type JsonSchema, paramOf, propertiesOf, setAt, stringPaths } from "./schema-walk";
 
 /**
  * The generated security suite: for every authenticated operation in the contract registry,
  * without any per-route test code. A new route is covered as soon as its contract is registered;
- * a new kind of path parameter needs one factory below (the suite fails until it has one).
+ * a new kind of path parameter needs one factory in tests/resources.ts (the suite fails until it has one).
  */
-const FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
-  keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
-  inboxId: async (org) => (await newInbox(org)).id,
-  webhookId: async (org) => {
-    const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] } });
-    return res.body.webhook.id as string;
-  },
-  messageId: async (org) => (await sentMessage(org)).id,
-  emailId: async (org) => (await sentMessage(org)).id,
-  threadId: async (org) => (await sentMessage(org)).threadId,
-  attachmentId: async (org) => (await sentMessage(org)).attachmentId,
-  domainId: async (org) => {
-    const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
-    return res.body.domain.id as string;
-  },
-};
-
-/** An outbound message with an attachment, in its own thread. */
-async function sentMessage(org: TestOrg): Promise<{ id: string; threadId: string; attachmentId: string }> {
-  const inbox = await newInbox(org);
-  const sent = await call("POST", "/v1/messages", {
-    key: org.secret,
-    body: { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] },
-  });
-  const msg = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message;
-  return { id: msg.id, threadId: msg.threadId, attachmentId: msg.attachments[0].id };
-}
-
 // Session operations (console users) have their own generated suite in tests/organizations.test.ts.
 const guarded = CONTRACTS.filter((c) => c.status === "live" && c.access !== "public" && c.access !== "session");
 
-function paramNames(c: Contract): string[] {
-  return [...c.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
-}
+const paramNames = (c: Contract) => pathParamNames(c.path);
 
 function urlFor(c: Contract, ids: Record<string, string>): string {
   return c.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? "missing");
@@ -71,8 +42,8 @@ describe.each(guarded.map((c) => [`${c.method} ${c.path}`, c] as const))("%s", (
     stranger = await newOrg();
     const ids: Record<string, string> = {};
     for (const name of paramNames(c)) {
-      const factory = FACTORIES[name];
-      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${c.id}); add one to FACTORIES.`);
+      const factory = RESOURCE_FACTORIES[name];
+      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${c.id}); add one to tests/resources.ts.`);
       ids[name] = await factory(owner);
     }
     url = urlFor(c, ids);

@@ -67,21 +67,29 @@ export function authorize(op: AnyOperation, actor: Actor): void {
   throw new ApiError("scope_missing", message);
 }
 
-/** The first string (or object key) holding a NUL byte, as a `param` path; null when there is none. */
-export function findNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], [...path, i]);
-      if (found) return found;
+/** How deep a request's JSON may nest: deeper input is a 400, before anything walks it recursively. */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * The first string (or object key) holding a NUL byte, as a `param` path; null when there is none.
+ * Iterative, so hostile nesting cannot overflow the stack; past MAX_INPUT_DEPTH it answers the path
+ * where the nesting went too deep, with `tooDeep`.
+ */
+export function findNul(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; tooDeep: boolean } | null {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path }];
+  while (stack.length) {
+    const { value: v, path: p } = stack.pop() as { value: unknown; path: PropertyKey[] };
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return { path: p, tooDeep: false };
+      continue;
     }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes("\u0000")) return [...path, k];
-      const found = findNul(v, [...path, k]);
-      if (found) return found;
+    if (v === null || typeof v !== "object") continue;
+    if (p.length - path.length >= MAX_INPUT_DEPTH) return { path: p, tooDeep: true };
+    const entries: [PropertyKey, unknown][] = Array.isArray(v) ? v.map((item, i) => [i, item]) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i] as [PropertyKey, unknown];
+      if (typeof k === "string" && k.includes("\u0000")) return { path: [...p, k], tooDeep: false };
+      stack.push({ value: child, path: [...p, k] });
     }
   }
   return null;
@@ -89,11 +97,12 @@ export function findNul(value: unknown, path: PropertyKey[] = []): PropertyKey[]
 
 function refuseNul(input: InvokeInput): void {
   for (const part of [input.params, input.query, input.body]) {
-    const path = findNul(part);
-    if (path) {
-      const param = formatPath(path) ?? "body";
-      throw invalidRequest(`"${param}" contains a NUL character (\\u0000), which no field accepts.`, param);
-    }
+    const found = findNul(part);
+    if (!found) continue;
+    const param = formatPath(found.path) ?? "body";
+    throw found.tooDeep
+      ? invalidRequest(`"${param}" is nested more than ${MAX_INPUT_DEPTH} levels deep, which no field accepts.`, param)
+      : invalidRequest(`"${param}" contains a NUL character (\\u0000), which no field accepts.`, param);
   }
 }
 

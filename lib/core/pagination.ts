@@ -1,5 +1,6 @@
 import { and, type Column, eq, lt, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { dateTimeInput } from "./datetime";
 import { invalidRequest } from "./errors";
 
 /** Query fields of every paginated list: `limit` 1..100 (default 25) and an opaque `cursor`. */
@@ -15,7 +16,7 @@ export const paginationSchema = z.object({
 export type Pagination = z.infer<typeof paginationSchema>;
 
 /** Keyset position: the sort timestamp and id of the last row of the previous page. */
-const keysetSchema = z.object({ t: z.iso.datetime(), id: z.uuid() });
+const keysetSchema = z.object({ t: dateTimeInput({}), id: z.uuid() });
 export type Keyset = { createdAt: Date; id: string };
 
 export function encodeCursor(k: Keyset): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
-import { isoDate } from "@/lib/core/schemas";
+import { dateTimeInput, isoDate } from "@/lib/core/schemas";
 
 /** Every event type the product emits into the ledger (and delivers to webhooks). */
 export const EVENT_TYPES = [
@@ -85,8 +85,8 @@ export const replayEvents = defineContract({
   body: z.strictObject({
     since: z.string().min(1).max(200).optional(),
     sinceSeq: z.int().min(1).optional(),
-    sinceTimestamp: z.iso.datetime({ offset: true }).optional(),
-    until: z.iso.datetime({ offset: true }).optional(),
+    sinceTimestamp: dateTimeInput().optional(),
+    until: dateTimeInput().optional(),
     types: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).optional(),
     inboxId: z.uuid().optional(),
     webhookId: z.uuid().optional(),

@@ -2,7 +2,7 @@ import { and, asc, eq, ne } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, inboxes } from "@/db/schema";
 import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
-import { recordAudit } from "@/lib/core/audit";
+import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 
 export type InboxRow = typeof inboxes.$inferSelect;
@@ -121,7 +121,10 @@ export async function updateInbox(db: DbOrTx, principal: Principal, inboxId: str
 export async function deleteInbox(db: DbOrTx, principal: Principal, inboxId: string): Promise<{ inbox: Inbox }> {
   return db.transaction(async (tx) => {
     const current = await findInbox(tx, principal, inboxId);
-    if (current.status === "deleted") return { inbox: toInbox(current) };
+    if (current.status === "deleted") {
+      noAuditNeeded("the inbox was already deleted");
+      return { inbox: toInbox(current) };
+    }
     const [row] = await tx.update(inboxes).set({ status: "deleted", updatedAt: new Date() }).where(eq(inboxes.id, current.id)).returning();
     if (!row) throw notFound("inbox", "inboxId");
     await recordAudit(tx, principal, { orgId: principal.orgId, action: "inbox.deleted", resourceType: "inbox", resourceId: row.id, metadata: { address: row.address } });

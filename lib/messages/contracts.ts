@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
-import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
+import { dateTimeInput, isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
 import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
 import { mediaTypeSchema } from "@/lib/core/media-type";
 import { customHeadersSchema, messageIdSchema } from "./headers";
@@ -30,7 +30,7 @@ export const sendMessageBody = z.strictObject({
   template: z.unknown().optional(),
   idempotencyKey: z.string().min(1).max(128).optional(),
   attachments: z.array(sendAttachmentSchema).max(10).optional(),
-  sendAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  sendAt: dateTimeInput().nullable().optional(),
   channel: channelIdSchema.optional(),
   replyTo: z.email().optional(),
   inReplyTo: messageIdSchema.optional(),

@@ -1,0 +1,39 @@
+import { call, newInbox, newKey, type TestOrg } from "./harness";
+
+/**
+ * A real resource of an organization for each kind of path parameter of the key operations, made
+ * through the API: the generated suites (security, fuzz) fill paths with them. A new kind of path
+ * parameter needs one factory here (the suites fail until it has one).
+ */
+export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
+  keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
+  inboxId: async (org) => (await newInbox(org)).id,
+  webhookId: async (org) => {
+    const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] } });
+    return res.body.webhook.id as string;
+  },
+  messageId: async (org) => (await sentMessage(org)).id,
+  emailId: async (org) => (await sentMessage(org)).id,
+  threadId: async (org) => (await sentMessage(org)).threadId,
+  attachmentId: async (org) => (await sentMessage(org)).attachmentId,
+  domainId: async (org) => {
+    const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
+    return res.body.domain.id as string;
+  },
+};
+
+/** An outbound message with an attachment, in its own thread. */
+export async function sentMessage(org: TestOrg): Promise<{ id: string; threadId: string; attachmentId: string }> {
+  const inbox = await newInbox(org);
+  const sent = await call("POST", "/v1/messages", {
+    key: org.secret,
+    body: { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] },
+  });
+  const msg = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message;
+  return { id: msg.id, threadId: msg.threadId, attachmentId: msg.attachments[0].id };
+}
+
+/** The names of a path template's parameters: `/v1/inboxes/{inboxId}` → `["inboxId"]`. */
+export function paramNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
+}
