@@ -104,7 +104,8 @@ test("a process that dies between commit and handoff: the relay delivers once, t
 
   // While the lease holds, no relay takes the entry.
   expect(await drainOutbox(db)).toBe(0);
-  // The process is gone: its lease ran out, and so did its idempotency claim.
+  // The process is gone: its memory of performing the entry, its lease and its idempotency claim.
+  (globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming?.delete(entry.id);
   await db.update(outbox).set({ leaseUntil: new Date(Date.now() - 1000) }).where(eq(outbox.id, entry.id));
   await db
     .update(idempotencyKeys)

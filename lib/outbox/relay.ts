@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { type Db, getDb, getDbHandle } from "@/db";
 import { outbox } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
@@ -13,11 +13,19 @@ import { leaseMs, newLeaseToken, type OutboxRow } from "./store";
  */
 
 const MAX_ATTEMPTS = 10;
+
+/**
+ * Entries this process is performing now, whatever module instance performs them (server.ts and
+ * the Next.js bundles load this module separately): the relay never takes one of its own process's
+ * running handoffs over, however long the transport takes past the lease.
+ */
+const performing: Set<string> = ((globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming ??= new Set<string>());
 const POLL_MS = 5_000;
 
 /** Runs the entry's handler under the lease `token`. A throwing handler is retried later with backoff. */
 export async function performOutbox(db: Db, row: OutboxRow, token: string): Promise<void> {
   const handler = OUTBOX_HANDLERS[row.kind];
+  performing.add(row.id);
   try {
     if (!handler) throw new Error(`no outbox handler for ${row.kind}`);
     await handler(db, row, token);
@@ -30,6 +38,8 @@ export async function performOutbox(db: Db, row: OutboxRow, token: string): Prom
       .update(outbox)
       .set(attempts >= MAX_ATTEMPTS ? { status: "failed", lastError: reason, leaseUntil: null, doneAt: sql`now()` } : { lastError: reason, leaseUntil: retryAt, attempts })
       .where(and(eq(outbox.id, row.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
+  } finally {
+    performing.delete(row.id);
   }
 }
 
@@ -43,7 +53,7 @@ export async function claimOutbox(db: Db, limit: number, opts: { ignoreLeases?: 
     const picked = await tx
       .select({ id: outbox.id })
       .from(outbox)
-      .where(and(eq(outbox.status, "pending"), due, opts.ids ? inArray(outbox.id, opts.ids) : undefined))
+      .where(and(eq(outbox.status, "pending"), due, opts.ids ? inArray(outbox.id, opts.ids) : undefined, performing.size > 0 ? notInArray(outbox.id, [...performing]) : undefined))
       .orderBy(asc(outbox.createdAt))
       .limit(limit)
       .for("update", { skipLocked: true });
