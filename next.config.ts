@@ -3,7 +3,8 @@ import type { NextConfig } from "next";
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
   // esbuild (a native binary) and quickjs-emscripten (WebAssembly) are loaded by the template sandbox from node_modules.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten", "undici"],
+  // The MCP SDK (lib/mcp) is loaded from node_modules as published rather than bundled.
+  serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten", "undici", "@modelcontextprotocol/sdk"],
   poweredByHeader: false,
   // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...). The CSP is
   // left off `/files/` (user content): a header set here replaces the route's own, and that route sets

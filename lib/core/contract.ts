@@ -25,6 +25,11 @@ export interface ContractSpec {
   /** OpenAPI-style path, e.g. `/v1/api-keys/{keyId}`. */
   path: string;
   access: Access;
+  /**
+   * A `public` operation that also reads an API key when one is sent (MCP discovery): the key is
+   * authenticated like any other (a bad one is 401) and the handler sees its principal.
+   */
+  acceptsKey?: boolean;
   summary: string;
   description?: string;
   tag: string;

@@ -96,3 +96,21 @@ export const replayEvents = defineContract({
   errors: ["resource_not_found"],
   response: z.object({ replayed: z.int(), skipped: z.int(), from: eventRef.nullable(), to: eventRef.nullable() }),
 });
+
+export const waitForMessage = defineContract({
+  id: "waitForMessage",
+  method: "GET",
+  // Not served over HTTP (`GET /v1/events?type=message.received&wait=…` is the HTTP form); the MCP tool and nominal path.
+  path: "/v1/events/next-message",
+  access: "events:read",
+  tag: "Events",
+  summary: "Wait for the next inbound message",
+  description:
+    "Long-polls the event stream for the next `message.received` event (of one inbox with `inboxId`) after `since`, or after the call started when `since` is absent; gives up after `timeoutSeconds` (1..120, default 30) with `event: null`. Pass the returned `cursor` as `since` to wait for the one after. Read the message itself with `get_message` (`messages:read`).",
+  query: z.strictObject({
+    inboxId: z.uuid().optional(),
+    since: z.string().min(1).max(200).optional(),
+    timeoutSeconds: z.coerce.number().int().min(1).max(120).default(30),
+  }),
+  response: z.object({ event: streamEntrySchema.nullable(), cursor: z.string().nullable() }),
+});

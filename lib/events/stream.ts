@@ -119,3 +119,25 @@ export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEv
     gaps: findGaps(data),
   };
 }
+
+/**
+ * The next event of `type` after `since` (or after now when absent), long-polling in the stream's
+ * own `wait` slices until `timeoutSeconds` pass or the caller goes away. Returns the event (null on
+ * timeout) and the cursor to continue from.
+ */
+export async function waitForNextEvent(
+  db: DbOrTx,
+  principal: Principal,
+  input: { type: string; inboxId?: string; since?: string; timeoutSeconds: number; signal?: AbortSignal },
+) {
+  const base = { limit: 1, type: input.type, inboxId: input.inboxId, order: "oldest" as const, tail: false };
+  const cursor = input.since ?? (await readEvents(db, principal, { ...base, wait: 0, tail: true })).pagination.nextCursor ?? undefined;
+  const deadline = Date.now() + input.timeoutSeconds * 1000;
+  for (;;) {
+    const left = Math.ceil((deadline - Date.now()) / 1000);
+    const page = await readEvents(db, principal, { ...base, since: cursor, wait: Math.max(0, Math.min(12, left)) });
+    const event = page.data[0];
+    if (event) return { event, cursor: page.pagination.nextCursor };
+    if (left <= 0 || Date.now() >= deadline || input.signal?.aborted) return { event: null, cursor: cursor ?? null };
+  }
+}

@@ -26,8 +26,8 @@ export const getAttachmentDownloadUrl = defineOperation(c.getAttachmentDownloadU
   attachmentDownloadUrl(db, principal, params.attachmentId, query.expiresInSeconds),
 );
 
-/** Console only for now: the thread view's reply box. */
+/** The console's reply box and the MCP tool `reply_in_thread`; not an HTTP path (senders use `POST /v1/messages` with `replyToMessageId`). */
 export const replyInThread = defineOperation(c.replyInThread, ({ db, principal, params, body }) => reply(db, principal, params.threadId, body.text), {
   audit: dataPlane,
-  surfaces: { http: false, mcp: false, cli: false },
+  surfaces: { http: false, mcp: true, cli: false },
 });
