@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "db/migrations/**", "test-results/**", "playwright-report/**"] },
+  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "db/migrations/**", "test-results/**", "playwright-report/**", "sdk/schema.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
