@@ -3,34 +3,32 @@
  *
  *   bootstrap --email <e> --org <name> [--key-name <n>] [--json]
  *       Creates (or reuses) the user and their organization and prints a new admin API key once.
+ *       With PostgreSQL (DATABASE_URL) it talks to the database directly. With the embedded
+ *       database it opens the data directory only when no server holds it; otherwise it sends the
+ *       command over the server's control socket inside the data directory.
  *
- * With PostgreSQL (DATABASE_URL) the CLI talks to the database directly. With the embedded
- * database it opens the data directory only when no server holds it; otherwise it sends the
- * command over the server's control socket inside the data directory.
+ *   <domain> <verb> [args] [flags]      every API operation (cli/api-commands.ts), over HTTP
+ *   events tail                         follows the event stream
+ *       Key from SVC_API_KEY or --key, base URL from SVC_URL or --url; --json for scripts.
  */
-import { parseArgs } from "node:util";
+import { Command, CommanderError } from "commander";
 import nextEnv from "@next/env";
 
 nextEnv.loadEnvConfig(process.cwd(), process.env.NODE_ENV !== "production");
 const { env, pgliteDir } = await import("../lib/env");
-const { lockHolder } = await import("../db/lock");
-const { closeDb, getDb } = await import("../db");
-const { runCommand, isCommand } = await import("../lib/runtime/commands");
-const { sendControlCommand } = await import("../lib/runtime/control");
+const { addApiCommands, CliError } = await import("./api-commands");
+const { DOMAINS } = await import("../lib/registry");
 
-const USAGE = `Usage: npm run svc -- <command> [options]
-
-Commands:
-  bootstrap --email <email> --org <name> [--key-name <name>] [--json]
-      Create the user and organization (or reuse them) and print a new admin API key once.
-`;
-
-function fail(message: string): never {
+function fail(message: string, code = 1): never {
   process.stderr.write(`${message}\n`);
-  process.exit(1);
+  process.exit(code);
 }
 
 async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
+  const { lockHolder } = await import("../db/lock");
+  const { closeDb, getDb } = await import("../db");
+  const { runCommand } = await import("../lib/runtime/commands");
+  const { sendControlCommand } = await import("../lib/runtime/control");
   const dir = env.DATABASE_URL ? null : pgliteDir();
   if (dir) {
     const holder = lockHolder(dir);
@@ -53,19 +51,8 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
   }
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  if (!command || command === "help" || command === "--help") {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (!isCommand(command)) fail(`Unknown command "${command}".\n\n${USAGE}`);
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: "string" }, org: { type: "string" }, "key-name": { type: "string" }, json: { type: "boolean", default: false } },
-    strict: true,
-  });
-  const result = (await execute(command, { email: values.email, org: values.org, keyName: values["key-name"] })) as {
+async function bootstrap(values: { email?: string; org?: string; keyName?: string; json?: boolean }): Promise<void> {
+  const result = (await execute("bootstrap", { email: values.email, org: values.org, keyName: values.keyName })) as {
     secret: string;
     apiKey: { id: string; prefix: string; scopes: string[] };
     organization: { id: string; name: string; slug: string };
@@ -88,4 +75,44 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
+const program = new Command("svc")
+  .description("The messaging service's command line: bootstrap a deployment, and every API operation as `svc <domain> <verb>`.")
+  .option("--key <key>", "API key (default: SVC_API_KEY)")
+  .option("--url <url>", "base URL of the service (default: SVC_URL, else http://localhost:3000)")
+  .option("--json", "print responses as JSON (for scripts)")
+  .showSuggestionAfterError(true)
+  .exitOverride();
+
+program
+  .command("bootstrap")
+  .description("Create the user and organization (or reuse them) and print a new admin API key once.")
+  .option("--email <email>", "the owner's email")
+  .option("--org <name>", "the organization's name")
+  .option("--key-name <name>", "the new key's name")
+  .option("--json", "print {secret, apiKey, organization, user} as JSON")
+  .action(async (opts: { email?: string; org?: string; keyName?: string; json?: boolean }) => bootstrap({ ...opts, json: opts.json || program.opts<{ json?: boolean }>().json }));
+
+addApiCommands(program, DOMAINS, {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  fetch,
+  connection: (cmd) => {
+    const root = cmd.optsWithGlobals<{ key?: string; url?: string; json?: boolean }>();
+    const url = root.url ?? env.SVC_URL ?? "http://localhost:3000";
+    if (!URL.canParse(url)) throw new CliError(`The base URL ${JSON.stringify(url)} is not a URL (SVC_URL or --url).`, 2);
+    const key = root.key ?? env.SVC_API_KEY ?? null;
+    return { url, key, json: Boolean(root.json) };
+  },
+});
+
+program.on("command:*", (operands: string[]) => fail(`Unknown command "${operands[0]}". Run \`svc --help\` for the list.`, 2));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; usage errors were printed by commander.
+    process.exit(err.exitCode);
+  }
+  fail(err instanceof Error ? err.message : String(err), err instanceof CliError ? err.exitCode : 1);
+}

@@ -38,6 +38,10 @@ const schema = z.object({
     .refine((v) => /^https?:$/.test(new URL(v).protocol), "must be an http(s) URL")
     .transform((v) => new URL(v).origin)
     .optional(),
+  /** The CLI's API key (`svc <domain> <verb>`; `--key` overrides it). Read only by the CLI. */
+  SVC_API_KEY: z.string().min(1).optional(),
+  /** The base URL the CLI calls (`--url` overrides it; default http://localhost:3000). Checked by the CLI. */
+  SVC_URL: z.string().min(1).optional(),
   /** Name of the shared sending domain every organization can use. */
   SHARED_DOMAIN: z
     .string()
