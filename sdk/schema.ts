@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The new key's scopes must be a subset of the calling key's (bundles expanded). The secret is returned only in this response.
+         * @description The new key's scopes must be a subset of the calling key's (bundles expanded). A key restricted to inboxes or source addresses gives its restrictions to the keys it creates: an omitted `inboxIds` or `allowedIps` inherits the caller's, a list must lie inside them, and null or [] is refused (403 `not_permitted`). `inboxIds` must name inboxes of the organization (404). The secret is returned only in this response and never stored: a repeat with the same Idempotency-Key answers 409 `idempotency_key_replay_secret`.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -44,7 +44,7 @@ export interface paths {
         head?: never;
         /**
          * Update an API key
-         * @description Changes the name, IP allowlist or inbox restriction. Scopes cannot be changed; create a new key.
+         * @description Changes the name, IP allowlist or inbox restriction. Scopes cannot be changed; create a new key. Only keys whose scopes the caller holds (403 `not_permitted`); a restricted caller sets restrictions only inside its own, so no key widens its own restrictions.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -60,7 +60,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key
-         * @description `active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged.
+         * @description `active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged. Only keys whose scopes the caller holds (403 `not_permitted`).
          */
         post: operations["revokeApiKey"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Read the event stream
-         * @description The durable, ordered ledger. Page forward from a cursor (`since`, alias `cursor`) until `nextCursor` is null; `order=newest` pages back from the most recent. `wait` (0..12 s) long-polls: it returns at once when events are waiting, else on the first matching append or with an empty page at the deadline. `tail=true` returns no events and the head cursor. `gaps` lists, per partition, sequence numbers missing between the page's events (on filtered reads the excluded events appear as gaps).
+         * @description The durable, ordered ledger. Page forward from a cursor (`since`, alias `cursor`) until `nextCursor` is null; cursors are opaque and bound to the organization (an altered or foreign cursor is 400); `order=newest` pages back from the most recent. `wait` (0..12 s) long-polls: it returns at once when events are waiting, else on the first matching append or with an empty page at the deadline. `tail=true` returns no events and the head cursor. `gaps` lists, per partition, sequence numbers missing between the page's events (on filtered reads the excluded events appear as gaps).
          */
         get: operations["listEvents"];
         put?: never;
@@ -812,7 +812,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_domain" | "idempotency_key_mismatch" | "missing_api_key" | "invalid_api_key" | "session_required" | "scope_missing" | "not_permitted" | "resource_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "payload_too_large" | "unprocessable" | "rate_limited" | "plan_limit_reached" | "budget_exceeded" | "spend_cap_reached" | "internal_error" | "not_implemented";
+                code: "invalid_request" | "invalid_domain" | "idempotency_key_mismatch" | "missing_api_key" | "invalid_api_key" | "session_required" | "scope_missing" | "not_permitted" | "resource_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "idempotency_key_replay_secret" | "conflict" | "payload_too_large" | "unprocessable" | "rate_limited" | "plan_limit_reached" | "budget_exceeded" | "spend_cap_reached" | "internal_error" | "not_implemented";
                 message: string;
                 param: string | null;
                 type: string;
@@ -3047,9 +3047,29 @@ export interface operations {
                             cc: string[];
                             /** @enum {string} */
                             channel: "email" | "a2a";
-                            channelMetadata: {
-                                [key: string]: unknown;
-                            } | null;
+                            /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                            channelMetadata: ({
+                                authentication?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                bouncedAt?: string | null;
+                                complainedAt?: string | null;
+                                dkim?: string | null;
+                                dmarc?: string | null;
+                                helo?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                mailFrom?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                remoteAddress?: string | null;
+                                sesMessageId?: string | null;
+                                spf?: string | null;
+                            } | {
+                                provenance: unknown | null;
+                                provenanceVerified: boolean;
+                                receiptId: string | null;
+                            }) | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** @enum {string} */
@@ -3207,9 +3227,29 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         channel: "email" | "a2a";
-                        channelMetadata: {
-                            [key: string]: unknown;
-                        } | null;
+                        /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                        channelMetadata: ({
+                            authentication?: {
+                                [key: string]: unknown;
+                            } | null;
+                            bouncedAt?: string | null;
+                            complainedAt?: string | null;
+                            dkim?: string | null;
+                            dmarc?: string | null;
+                            helo?: string | null;
+                            lastEventAt?: string | null;
+                            lastEventType?: string | null;
+                            mailFrom?: string | null;
+                            provider?: string | null;
+                            providerMessageId?: string | null;
+                            remoteAddress?: string | null;
+                            sesMessageId?: string | null;
+                            spf?: string | null;
+                        } | {
+                            provenance: unknown | null;
+                            provenanceVerified: boolean;
+                            receiptId: string | null;
+                        }) | null;
                         error: string | null;
                         /** Format: uuid */
                         id: string;
@@ -3361,9 +3401,29 @@ export interface operations {
                             cc: string[];
                             /** @enum {string} */
                             channel: "email" | "a2a";
-                            channelMetadata: {
-                                [key: string]: unknown;
-                            } | null;
+                            /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                            channelMetadata: ({
+                                authentication?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                bouncedAt?: string | null;
+                                complainedAt?: string | null;
+                                dkim?: string | null;
+                                dmarc?: string | null;
+                                helo?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                mailFrom?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                remoteAddress?: string | null;
+                                sesMessageId?: string | null;
+                                spf?: string | null;
+                            } | {
+                                provenance: unknown | null;
+                                provenanceVerified: boolean;
+                                receiptId: string | null;
+                            }) | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** @enum {string} */
@@ -4657,9 +4717,29 @@ export interface operations {
                                 cc: string[];
                                 /** @enum {string} */
                                 channel: "email" | "a2a";
-                                channelMetadata: {
-                                    [key: string]: unknown;
-                                } | null;
+                                /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                                channelMetadata: ({
+                                    authentication?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    bouncedAt?: string | null;
+                                    complainedAt?: string | null;
+                                    dkim?: string | null;
+                                    dmarc?: string | null;
+                                    helo?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    mailFrom?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    remoteAddress?: string | null;
+                                    sesMessageId?: string | null;
+                                    spf?: string | null;
+                                } | {
+                                    provenance: unknown | null;
+                                    provenanceVerified: boolean;
+                                    receiptId: string | null;
+                                }) | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** @enum {string} */
@@ -4790,9 +4870,29 @@ export interface operations {
                                 cc: string[];
                                 /** @enum {string} */
                                 channel: "email" | "a2a";
-                                channelMetadata: {
-                                    [key: string]: unknown;
-                                } | null;
+                                /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                                channelMetadata: ({
+                                    authentication?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    bouncedAt?: string | null;
+                                    complainedAt?: string | null;
+                                    dkim?: string | null;
+                                    dmarc?: string | null;
+                                    helo?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    mailFrom?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    remoteAddress?: string | null;
+                                    sesMessageId?: string | null;
+                                    spf?: string | null;
+                                } | {
+                                    provenance: unknown | null;
+                                    provenanceVerified: boolean;
+                                    receiptId: string | null;
+                                }) | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** @enum {string} */
