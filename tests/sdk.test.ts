@@ -65,5 +65,5 @@ describe("the SDK against the running app", () => {
     const revoked = await unwrap(svc.POST("/v1/api-keys/{keyId}/revoke", { params: { path: { keyId: made.apiKey.id } } }));
     expect(revoked.apiKey.status).toBe("revoked");
     await expect(unwrap(sender.GET("/v1/whoami"))).rejects.toMatchObject({ status: 401 });
-  });
+  }, 120_000); // two dozen HTTP round trips; on a loaded machine more than the default 30 s
 });
