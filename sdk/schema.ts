@@ -867,7 +867,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -876,7 +885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -885,7 +894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -894,7 +903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -967,7 +976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -976,7 +985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -985,7 +994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -994,7 +1003,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `idempotency_key_replay_secret`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1003,7 +1030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1012,7 +1039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1065,7 +1092,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1074,7 +1110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1083,7 +1119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1092,7 +1128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1101,7 +1137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1170,7 +1206,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1188,7 +1224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1197,7 +1233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,7 +1242,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1215,7 +1260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1224,7 +1269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1280,7 +1325,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1289,7 +1343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1298,7 +1352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1307,7 +1361,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1316,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1358,7 +1430,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1367,7 +1448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1376,7 +1457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1385,7 +1466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1394,7 +1475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1425,7 +1506,16 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1434,7 +1524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1443,7 +1533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1452,7 +1542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1461,7 +1551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1521,7 +1611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1530,7 +1620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1548,7 +1638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1557,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1611,7 +1701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1629,7 +1719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1638,7 +1728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1647,7 +1737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1700,7 +1790,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1709,7 +1808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1718,7 +1817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1727,7 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1794,7 +1893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request; `invalid_domain`: a rule of this operation. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1803,7 +1902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1812,7 +1911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1821,7 +1920,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1830,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1894,7 +2002,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +2029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,7 +2038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1930,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1969,7 +2086,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +2104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1996,7 +2122,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2074,7 +2209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,7 +2227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2110,7 +2245,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2119,7 +2263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,7 +2272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2186,7 +2330,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2195,7 +2348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2204,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2213,7 +2366,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,7 +2393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,7 +2464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2302,7 +2473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2311,7 +2482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2320,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2329,7 +2500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2404,7 +2575,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2413,7 +2584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2422,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2431,7 +2602,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +2629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2449,7 +2638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2689,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2509,7 +2707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,7 +2716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2527,7 +2725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2598,7 +2796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2607,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2616,7 +2814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2625,7 +2823,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2634,7 +2841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2643,7 +2850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2696,7 +2903,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2705,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2723,7 +2939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +2948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2788,7 +3004,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2815,7 +3040,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2824,7 +3058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2896,7 +3130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2905,7 +3139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2914,7 +3148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2932,7 +3166,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2941,7 +3184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +3193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2996,7 +3239,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3117,7 +3369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3319,7 +3571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,7 +3580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,7 +3589,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3346,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3355,7 +3625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3728,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,7 +3746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3476,7 +3755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3485,7 +3764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3494,7 +3773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3546,7 +3825,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3555,7 +3843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3564,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3573,7 +3861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,7 +3870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,7 +3924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,7 +3933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3654,7 +3942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3663,7 +3951,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3672,7 +3969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +3978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3718,7 +4015,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3727,7 +4033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3736,7 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3745,7 +4051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3804,7 +4110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3813,7 +4119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3822,7 +4128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3831,7 +4137,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3840,7 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +4164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +4195,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +4241,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +4268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3944,7 +4277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3992,7 +4325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4001,7 +4334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4010,7 +4343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +4352,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +4370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4037,7 +4379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4099,7 +4441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,7 +4459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4135,7 +4477,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4144,7 +4495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4153,7 +4504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4206,7 +4557,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4215,7 +4575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4224,7 +4584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4242,7 +4602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4277,7 +4637,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4295,7 +4664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,7 +4673,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4313,7 +4691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,7 +4745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No console session (`session_required`) */
+            /** @description `session_required`: no console session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4385,7 +4763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization role does not allow this, or a cross-origin change (`not_permitted`) */
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,7 +4781,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4412,7 +4799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4421,7 +4808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4463,7 +4850,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4472,7 +4868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4481,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,7 +4886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +4895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4544,7 +4940,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4553,7 +4958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4562,7 +4967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4571,7 +4976,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4580,7 +5003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4628,7 +5051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +5060,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `not_permitted`: a rule of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +5078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4655,7 +5087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4778,7 +5210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4787,7 +5219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4796,7 +5228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4805,7 +5237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4814,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,7 +5363,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4940,7 +5381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4949,7 +5390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4958,7 +5399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4967,7 +5408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5017,7 +5458,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5026,7 +5476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5035,7 +5485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5044,7 +5494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5114,7 +5564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5123,7 +5573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5132,7 +5582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5591,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `idempotency_key_replay_secret`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5150,7 +5609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5211,7 +5670,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5229,7 +5697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +5715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5286,7 +5754,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5295,7 +5772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5304,7 +5781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +5790,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5322,7 +5808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5390,7 +5876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5399,7 +5885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,7 +5894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5417,7 +5903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5426,7 +5912,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body too large */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5435,7 +5930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5444,7 +5939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5503,7 +5998,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `param` naming the field) */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5512,7 +6007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,7 +6016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5530,7 +6025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5539,7 +6034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5548,7 +6043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5603,7 +6098,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5612,7 +6116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5621,7 +6125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5630,7 +6134,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5639,7 +6161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5677,7 +6199,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5686,7 +6217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5695,7 +6226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,7 +6235,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5713,7 +6262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,7 +6317,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5777,7 +6335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5786,7 +6344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5795,7 +6353,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5804,7 +6380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5860,7 +6436,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5869,7 +6454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5878,7 +6463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5887,7 +6472,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `idempotency_key_replay_secret`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5896,7 +6499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5949,7 +6552,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5958,7 +6570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5967,7 +6579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource in this organization (`resource_not_found`) */
+            /** @description `resource_not_found`: no such resource in this organization. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5976,7 +6588,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5985,7 +6615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6071,7 +6701,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key */
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6080,7 +6719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing scope (`scope_missing`) or source IP not on the key's allowlist (`not_permitted`) */
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6089,7 +6728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (`rate_limited`, with `Retry-After`) */
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6098,7 +6737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected error (`internal_error`); retry with backoff */
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
                 headers: {
                     [name: string]: unknown;
