@@ -76,11 +76,15 @@ export function declaredErrors(c: Contract): DeclaredError[] {
     add("invalid_api_key", "a malformed, unknown or revoked API key");
     add("scope_missing", "the key lacks the operation's scope");
     add("not_permitted", "the source IP is not on the key's allowlist, or the key may not act on this resource");
+  } else if (c.acceptsKey) {
+    // A public operation that reads an optional key authenticates it when one is sent.
+    add("invalid_api_key", "a malformed, unknown or revoked API key was sent");
+    add("not_permitted", "the key was sent from an address outside its allowlist");
   }
   if (c.params) add("resource_not_found", "no such resource in this organization");
   if (c.idempotent && c.access !== "public") add("idempotency_key_in_use", "a request with the same Idempotency-Key is still running");
   if (hasBody(c)) add("payload_too_large", "the request body is too large");
-  if (c.access !== "public") add("rate_limited", "too many requests (`Retry-After`)");
+  if (c.access !== "public" || c.acceptsKey) add("rate_limited", "too many requests (`Retry-After`)");
   add("internal_error", "an unexpected error; retry with backoff");
   for (const code of c.errors ?? []) if (!out.some((e) => e.code === code)) add(code, "a rule of this operation");
   return out;
@@ -112,7 +116,7 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
       tags: [c.tag],
       "x-svc-status": c.status,
       "x-svc-scope": c.access === "public" || c.access === "session" ? null : c.access === "key" ? "any" : c.access,
-      security: c.access === "public" ? [] : c.access === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }],
+      security: c.access === "public" ? (c.acceptsKey ? [{}, { bearerAuth: [] }] : []) : c.access === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }],
       parameters: [
         ...parameters(c.params, "path"),
         ...parameters(c.query, "query"),
