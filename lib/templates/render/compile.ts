@@ -12,6 +12,21 @@ import { MAX_SOURCE_CHARS } from "./limits";
  * URL) fails the compile with the import's line and column. A `require(variable)` that esbuild cannot
  * see is refused by the sandbox's own `require` at run time.
  */
+
+/** The esbuild options every template build shares: one CommonJS bundle in memory, React's automatic JSX. */
+const BUILD_OPTIONS = {
+  bundle: true,
+  write: false,
+  format: "cjs",
+  platform: "neutral",
+  target: "es2020",
+  jsx: "automatic",
+  jsxImportSource: "react",
+  legalComments: "none",
+  charset: "utf8",
+  logLevel: "silent",
+} as const;
+
 export interface CompiledTemplate {
   /** sha256 of the source: the module's id in the sandbox and the cache key. */
   id: string;
@@ -58,16 +73,7 @@ export async function compileTemplate(source: string): Promise<CompiledTemplate>
   try {
     const result = await esbuild.build({
       stdin: { contents: source, loader: "tsx", sourcefile: "template.tsx" },
-      bundle: true,
-      write: false,
-      format: "cjs",
-      platform: "neutral",
-      target: "es2020",
-      jsx: "automatic",
-      jsxImportSource: "react",
-      legalComments: "none",
-      charset: "utf8",
-      logLevel: "silent",
+      ...BUILD_OPTIONS,
       // Keep every import as written (TypeScript would drop an unused one), so each is checked.
       tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
       plugins: [allowlist],
@@ -122,16 +128,7 @@ export async function compileTemplateFile(file: string, root: string): Promise<C
   try {
     const result = await esbuild.build({
       entryPoints: [file],
-      bundle: true,
-      write: false,
-      format: "cjs",
-      platform: "neutral",
-      target: "es2020",
-      jsx: "automatic",
-      jsxImportSource: "react",
-      legalComments: "none",
-      charset: "utf8",
-      logLevel: "silent",
+      ...BUILD_OPTIONS,
       resolveExtensions: [".tsx", ".ts", ".jsx", ".js"],
       tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: false } },
       plugins: [inside],

@@ -109,6 +109,22 @@ export function workerMain(deps: WorkerDeps): void {
     return new Failure("render_error", clip(name ? `${name}: ${message}` : message));
   };
 
+  // Warm contexts per tenant, least recently used first (a Map keeps insertion order).
+  const takeWarm = (contexts: Map<string, any>, tenant: string, live: (entry: any) => boolean): any => {
+    const entry = contexts.get(tenant);
+    if (!entry || !live(entry)) return undefined;
+    contexts.delete(tenant);
+    return entry;
+  };
+  const keepWarm = (contexts: Map<string, any>, tenant: string, entry: any, dispose: (entry: any) => void) => {
+    contexts.set(tenant, entry);
+    while (contexts.size > limits.maxContexts) {
+      const [oldest, victim] = contexts.entries().next().value as [string, any];
+      contexts.delete(oldest);
+      dispose(victim);
+    }
+  };
+
   // ---------------------------------------------------------------- QuickJS (default engine)
   const quickjsEngine = (ns: any) => {
     let mod: any = null;
@@ -172,20 +188,10 @@ export function workerMain(deps: WorkerDeps): void {
     };
 
     return async (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
-      let entry = contexts.get(job.tenant);
-      let cold = false;
-      if (entry) {
-        contexts.delete(job.tenant);
-      } else {
-        entry = await create();
-        cold = true;
-      }
-      contexts.set(job.tenant, entry);
-      while (contexts.size > limits.maxContexts) {
-        const [oldest, victim] = contexts.entries().next().value as [string, any];
-        contexts.delete(oldest);
-        dispose(victim);
-      }
+      let entry = takeWarm(contexts, job.tenant, () => true);
+      let cold = !entry;
+      entry ??= await create();
+      keepWarm(contexts, job.tenant, entry, dispose);
       ready();
       const vm = entry.vm;
       const fail = (failure: Failure) => {
@@ -258,20 +264,10 @@ export function workerMain(deps: WorkerDeps): void {
       return { isolate, context, render, modules: new Set<string>(), renders: 0 };
     };
     return (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
-      let entry = contexts.get(job.tenant);
-      let cold = false;
-      if (entry && !entry.isolate.isDisposed) {
-        contexts.delete(job.tenant);
-      } else {
-        entry = create();
-        cold = true;
-      }
-      contexts.set(job.tenant, entry);
-      while (contexts.size > limits.maxContexts) {
-        const [oldest, victim] = contexts.entries().next().value as [string, any];
-        contexts.delete(oldest);
-        dispose(victim);
-      }
+      let entry = takeWarm(contexts, job.tenant, (e) => !e.isolate.isDisposed);
+      let cold = !entry;
+      entry ??= create();
+      keepWarm(contexts, job.tenant, entry, dispose);
       ready();
       try {
         const started = Date.now();
