@@ -106,6 +106,28 @@ test("owner: sign up, organization, API key, inboxes, conversation, webhook, inv
     await expectAccessible(page, "message detail");
   });
 
+  await test.step("a hard-bounced send reads bounced in the Messages list; the status filter finds it", async () => {
+    await openPage(page, "Inboxes");
+    await page.getByRole("link", { name: new RegExp(`${ALICE}@`) }).click();
+    await page.getByLabel("To", { exact: true }).fill("bounce@simulator.amazonses.com");
+    await page.getByLabel("Subject").fill("Bounce me");
+    await page.getByLabel("Message", { exact: true }).fill("This address does not exist.");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect(page.getByText(/Message (sent|queued)\./)).toBeVisible();
+
+    await openPage(page, "Messages");
+    await expect(page.getByRole("row", { name: /Bounce me/ }).getByTestId("delivery-status")).toHaveText("bounced");
+    // Inbox-to-inbox mail is delivered at once.
+    await expect(page.getByRole("row", { name: /Hello Bob/ }).first().getByTestId("delivery-status")).toHaveText(/delivered|received/);
+    await page.getByLabel("Status").selectOption("bounced");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page).toHaveURL(/status=bounced/);
+    await expect(page.getByRole("link", { name: /Bounce me/ })).toBeVisible();
+    await expect(page.getByRole("link", { name: /Hello Bob/ })).toHaveCount(0);
+    await page.getByRole("link", { name: /Bounce me/ }).click();
+    await expect(page.getByTestId("delivery-status").first()).toHaveText("bounced");
+  });
+
   await test.step("a webhook to a loopback receiver: see its delivery in the log", async () => {
     const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
     const server = http.createServer((req, res) => {

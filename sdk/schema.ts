@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * List messages
-         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`.
+         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`).
          */
         get: operations["listMessages"];
         put?: never;
@@ -3291,6 +3291,7 @@ export interface operations {
             query?: {
                 channel?: "email" | "a2a";
                 cursor?: string;
+                deliveryStatus?: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                 direction?: "inbound" | "outbound";
                 inboxId?: string;
                 limit?: number;
@@ -3351,6 +3352,11 @@ export interface operations {
                             }) | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                             * @enum {string}
+                             */
+                            deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                             /** @enum {string} */
                             direction: "inbound" | "outbound";
                             from: {
@@ -3723,6 +3729,11 @@ export interface operations {
                             }) | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                             * @enum {string}
+                             */
+                            deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                             /** @enum {string} */
                             direction: "inbound" | "outbound";
                             from: {
@@ -5201,6 +5212,11 @@ export interface operations {
                                 }) | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                                 * @enum {string}
+                                 */
+                                deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                                 /** @enum {string} */
                                 direction: "inbound" | "outbound";
                                 from: {
@@ -5354,6 +5370,11 @@ export interface operations {
                                 }) | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                                 * @enum {string}
+                                 */
+                                deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                                 /** @enum {string} */
                                 direction: "inbound" | "outbound";
                                 from: {

@@ -37,8 +37,8 @@ describe("overview", () => {
     const today = o.perDay[o.perDay.length - 1];
     expect(today).toMatchObject({ inbound: 1, outbound: 3 });
     const byOutcome = Object.fromEntries(o.outcomes.map((x) => [x.outcome, x.count]));
-    // Internal delivery (b) is "sent"; the simulator's bounce is "bounced"; the other is delivered.
-    expect(byOutcome).toMatchObject({ sent: 1, bounced: 1, delivered: 1, complained: 0 });
+    // Internal delivery (b) is delivered at once; the simulator's bounce is "bounced"; the other is delivered.
+    expect(byOutcome).toMatchObject({ sent: 0, bounced: 1, delivered: 2, complained: 0 });
     expect(o.outcomes.reduce((n, x) => n + x.count, 0)).toBe(3);
 
     // A member's overview hides what their role cannot read.

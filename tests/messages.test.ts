@@ -277,3 +277,26 @@ test("attachment bytes download with a key, and through a signed URL until it ex
   expect((await get(expired.toString()))?.status).toBe(403);
   expect((await call("GET", `/v1/attachments/${att.id}/download-url?expiresInSeconds=604801`, { key: org.secret })).status).toBe(400);
 });
+
+test("deliveryStatus: inbox-to-inbox email and a2a are delivered at once, the simulator's outcomes and the lifecycle show through", async () => {
+  const org = await newOrg();
+  const a = await newInbox(org, "ds-a");
+  const b = await newInbox(org, "ds-b");
+  const statusOf = async (id: string) => (await call("GET", `/v1/messages/${id}`, { key: org.secret })).body.message.deliveryStatus;
+  const internal = await send(org, { inboxId: a.id, to: b.address, channel: "email", text: "hi" });
+  expect(await statusOf(internal.body.id)).toBe("delivered");
+  const a2a = await send(org, { inboxId: a.id, to: b.address, channel: "a2a", text: "hi" });
+  expect(await statusOf(a2a.body.id)).toBe("delivered");
+  const [received] = await inboundOf(org, b.id);
+  expect(received.deliveryStatus).toBe("received");
+  const complained = await send(org, { inboxId: a.id, to: "complaint@simulator.amazonses.com", text: "hi" });
+  expect(await statusOf(complained.body.id)).toBe("complained");
+  const bounced = await send(org, { inboxId: a.id, to: "bounce@simulator.amazonses.com", text: "hi" });
+  expect(await statusOf(bounced.body.id)).toBe("bounced");
+  const later = await send(org, { inboxId: a.id, to: "later@example.com", text: "hi", sendAt: new Date(Date.now() + 3_600_000).toISOString() });
+  expect(await statusOf(later.body.id)).toBe("scheduled");
+  expect((await call("POST", `/v1/outbound-emails/${later.body.id}/cancel`, { key: org.secret })).status).toBe(200);
+  expect(await statusOf(later.body.id)).toBe("canceled");
+  const delivered = (await call("GET", `/v1/messages?deliveryStatus=delivered&inboxId=${a.id}`, { key: org.secret })).body.messages;
+  expect(delivered.map((m: { id: string }) => m.id).sort()).toEqual([internal.body.id, a2a.body.id].sort());
+});

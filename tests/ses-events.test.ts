@@ -61,6 +61,27 @@ test("a signed SES bounce and complaint update the message, list as events, and 
   expect(again.status).toBe(400);
 });
 
+test("a hard bounce reported by SES makes the message read `bounced` (API field, list filter)", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "hard");
+  const sent = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: "gone@example.com", subject: "Hard", text: "x" } });
+  const kept = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: "kept@example.com", subject: "Kept", text: "x" } });
+  const statusOf = async (id: string) => (await call("GET", `/v1/messages/${id}`, { key: org.secret })).body.message.deliveryStatus;
+  // The embedded transport reports a Delivery at once, as SES's simulator would for this address.
+  expect(await statusOf(sent.body.id)).toBe("delivered");
+  const bounce = snsNotification({
+    eventType: "Bounce",
+    mail: { messageId: sent.body.providerMessageId },
+    bounce: { bounceType: "Permanent", bounceSubType: "General", timestamp: new Date().toISOString(), bouncedRecipients: [{ emailAddress: "gone@example.com", diagnosticCode: "smtp; 550 5.1.1 user unknown" }] },
+  });
+  expect((await call("POST", "/v1/providers/ses/events", { body: bounce })).body).toEqual({ received: true, applied: 1 });
+  expect(await statusOf(sent.body.id)).toBe("bounced");
+  expect(await statusOf(kept.body.id)).toBe("delivered");
+  const bounced = (await call("GET", `/v1/messages?deliveryStatus=bounced`, { key: org.secret })).body.messages;
+  expect(bounced.map((m: { id: string }) => m.id)).toEqual([sent.body.id]);
+  expect((await call("GET", `/v1/messages?deliveryStatus=nonsense`, { key: org.secret })).body.error).toMatchObject({ code: "invalid_request", param: "deliveryStatus" });
+});
+
 test("a tampered or foreign-signed message is refused; unknown providers are 404", async () => {
   const good = snsNotification({ eventType: "Delivery", mail: { messageId: "nope" }, delivery: { timestamp: new Date().toISOString(), recipients: ["a@b.c"] } });
   const tampered = { ...good, Message: good.Message.replace("nope", "other") };

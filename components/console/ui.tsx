@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { DELIVERY_STATUS_LABELS, type DeliveryStatus } from "@/lib/messages/delivery-status";
 
 /**
  * Presentational building blocks of the console (server-safe: no hooks). Pages compose these so
@@ -98,6 +99,28 @@ export function StatusBadge({ status }: { status: string }) {
         ? "yellow"
         : "gray";
   return <Badge tone={tone}>{status.replace(/_/g, " ")}</Badge>;
+}
+
+const DELIVERY_TONES: Record<DeliveryStatus, Tone> = {
+  delivered: "green",
+  received: "blue",
+  sent: "blue",
+  queued: "yellow",
+  scheduled: "yellow",
+  delayed: "yellow",
+  bounced: "red",
+  complained: "red",
+  failed: "red",
+  canceled: "gray",
+};
+
+/** A message's derived delivery status (lib/messages/delivery-status.ts): the primary badge of a message. */
+export function DeliveryStatusBadge({ status }: { status: DeliveryStatus }) {
+  return (
+    <span data-testid="delivery-status" title={DELIVERY_STATUS_LABELS[status]}>
+      <Badge tone={DELIVERY_TONES[status]}>{status}</Badge>
+    </span>
+  );
 }
 
 /** The page a role may not open: its heading (when `title` is given) and the notice. */

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { CHANNEL_IDS } from "../../lib/channels/definitions";
+import { DELIVERY_STATUS_SQL, DELIVERY_STATUSES } from "../../lib/messages/delivery-status";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { domains } from "./domains";
 import { organizations } from "./organizations";
@@ -84,6 +85,10 @@ export const messages = pgTable(
     sizeBytes: bigint({ mode: "number" }).notNull().default(0),
     scheduledAt: tstz(),
     sentAt: tstz(),
+    /** Derived, never written: see lib/messages/delivery-status.ts. */
+    deliveryStatus: text({ enum: DELIVERY_STATUSES })
+      .notNull()
+      .generatedAlwaysAs(sql.raw(DELIVERY_STATUS_SQL)),
     receivedAt: tstz().notNull().defaultNow(),
     createdAt: createdAt(),
   },
@@ -97,6 +102,7 @@ export const messages = pgTable(
     index("messages_org_idempotency_idx")
       .on(t.orgId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null and ${t.direction} = 'outbound'`),
+    index("messages_org_delivery_status_idx").on(t.orgId, t.deliveryStatus, t.createdAt, t.id),
   ],
 );
 

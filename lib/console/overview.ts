@@ -1,19 +1,17 @@
-import { and, eq, gte, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { apiKeys, domains, inboxes, messages, webhooks } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
+import { OUTBOUND_DELIVERY_STATUSES } from "@/lib/messages/delivery-status";
 
 /** Days of the messages-per-day chart (today in UTC and the 13 before it). */
 export const CHART_DAYS = 14;
 /** The window of the message totals and delivery outcomes. */
 export const WINDOW_DAYS = 30;
 
-/**
- * What became of outbound messages, most final first: provider outcomes folded into the message
- * (`complainedAt`, `bouncedAt`, `lastEventType`) for sent mail, else the message's own status.
- */
-export const OUTCOMES = ["delivered", "sent", "delayed", "bounced", "complained", "failed", "queued", "scheduled", "canceled"] as const;
+/** What became of outbound messages: the derived delivery status (lib/messages/delivery-status.ts). */
+export const OUTCOMES = OUTBOUND_DELIVERY_STATUSES;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface DayCount {
@@ -41,16 +39,6 @@ export interface Overview {
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The outcome of a message row, in SQL (inbound rows come out as `received`, ignored by callers). */
-const outcomeSql: SQL<string> = sql<string>`case
-  when ${messages.direction} = 'inbound' then 'received'
-  when ${messages.status} <> 'sent' then ${messages.status}
-  when ${messages.channelMetadata} ->> 'complainedAt' is not null then 'complained'
-  when ${messages.channelMetadata} ->> 'bouncedAt' is not null then 'bounced'
-  when ${messages.channelMetadata} ->> 'lastEventType' = 'Delivery' then 'delivered'
-  when ${messages.channelMetadata} ->> 'lastEventType' = 'DeliveryDelay' then 'delayed'
-  else 'sent' end`;
-
 const isOutcome = (v: string): v is Outcome => (OUTCOMES as readonly string[]).includes(v);
 
 /** `YYYY-MM-DD` of a date in UTC. */
@@ -71,10 +59,10 @@ export async function overview(db: DbOrTx, principal: Principal, now: Date = new
   const since = new Date(now.getTime() - WINDOW_DAYS * DAY_MS);
   const day = sql<string>`to_char(${messages.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
-    .select({ day, direction: messages.direction, outcome: outcomeSql, count: sql<number>`count(*)`.mapWith(Number) })
+    .select({ day, direction: messages.direction, outcome: messages.deliveryStatus, count: sql<number>`count(*)`.mapWith(Number) })
     .from(messages)
     .where(and(eq(messages.orgId, org), gte(messages.createdAt, since)))
-    .groupBy(day, messages.direction, outcomeSql);
+    .groupBy(day, messages.direction, messages.deliveryStatus);
 
   const inboxCount = await countIf(principal, "inboxes:read", () => db.$count(inboxes, and(eq(inboxes.orgId, org), ne(inboxes.status, "deleted"))));
   const customDomains = await countIf(principal, "domains:read", () => db.$count(domains, and(eq(domains.orgId, org), eq(domains.isShared, false))));

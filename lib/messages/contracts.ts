@@ -5,6 +5,7 @@ import { dateTimeInput, isoDate, paginationSchema, uuidParam } from "@/lib/core/
 import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
 import { mediaTypeSchema } from "@/lib/core/media-type";
 import { customHeadersSchema, messageIdSchema } from "./headers";
+import { DELIVERY_STATUS_DESCRIPTION, DELIVERY_STATUSES } from "./delivery-status";
 
 const recipient = z.string().trim().min(1).max(320);
 /** One address or a list (contact references arrive with contacts). */
@@ -105,6 +106,7 @@ export const messageSchema = z.object({
   threadId: z.uuid().nullable(),
   direction: z.enum(["inbound", "outbound"]),
   status: z.string(),
+  deliveryStatus: z.enum(DELIVERY_STATUSES).describe(DELIVERY_STATUS_DESCRIPTION),
   from: z.object({ address: z.string(), name: z.string().nullable() }),
   to: z.array(z.string()),
   cc: z.array(z.string()),
@@ -152,13 +154,14 @@ export const listMessages = defineContract({
   access: "messages:read",
   tag: tagM,
   summary: "List messages",
-  description: "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`.",
+  description: "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`).",
   query: z.strictObject({
     ...paginationQuery(),
     inboxId: z.uuid().optional(),
     threadId: z.uuid().optional(),
     direction: z.enum(["inbound", "outbound"]).optional(),
     channel: channelIdSchema.optional(),
+    deliveryStatus: z.enum(DELIVERY_STATUSES).optional(),
   }),
   response: z.object({ messages: z.array(messageSchema), pagination: paginationSchema }),
 });

@@ -7,6 +7,7 @@ import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import type { Principal } from "@/lib/auth/principal";
 import { storage } from "@/lib/providers/storage";
 import { toOutboundMessage } from "./send";
+import type { DeliveryStatus } from "./delivery-status";
 import type { MessageRow } from "./store";
 
 type AttachmentRow = typeof attachments.$inferSelect;
@@ -36,6 +37,7 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
     threadId: row.threadId,
     direction: row.direction,
     status: row.status,
+    deliveryStatus: row.deliveryStatus,
     from: { address: row.fromAddress, name: row.fromName },
     to: row.to,
     cc: row.cc,
@@ -71,6 +73,7 @@ export interface ListMessagesInput {
   threadId?: string;
   direction?: "inbound" | "outbound";
   channel?: ChannelId;
+  deliveryStatus?: DeliveryStatus;
 }
 
 /** Newest first, keyset-paginated. */
@@ -81,6 +84,7 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
   if (input.threadId) where.push(eq(messages.threadId, input.threadId));
   if (input.direction) where.push(eq(messages.direction, input.direction));
   if (input.channel) where.push(eq(messages.channel, input.channel));
+  if (input.deliveryStatus) where.push(eq(messages.deliveryStatus, input.deliveryStatus));
   where.push(keysetBefore(messages.createdAt, messages.id, after));
   const rows = await db
     .select()

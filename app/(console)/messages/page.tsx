@@ -2,17 +2,18 @@ import Link from "next/link";
 import { Button, Select } from "@/components/console/form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
-import { Badge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import { Badge, DeliveryStatusBadge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
 import { listInboxes } from "@/lib/inboxes/operations";
+import { DELIVERY_STATUSES } from "@/lib/messages/delivery-status";
 import { listMessages } from "@/lib/messages/operations";
 
 export const metadata = { title: "Messages — svc console" };
 
 /** The URL's filters, each only when given (an empty select means "any"). */
 function filtersOf(sp: SearchParams) {
-  return { inboxId: param(sp, "inboxId"), threadId: param(sp, "threadId"), direction: param(sp, "direction"), channel: param(sp, "channel") };
+  return { inboxId: param(sp, "inboxId"), threadId: param(sp, "threadId"), direction: param(sp, "direction"), channel: param(sp, "channel"), status: param(sp, "status") };
 }
 
 /** Inbound and outbound messages, newest first, filtered by inbox, direction and channel; 50 a page. */
@@ -25,11 +26,12 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
   const filters = filtersOf(sp);
   const cursor = param(sp, "cursor");
   // The URL is checked with the API's own query schema, so a bad filter reads as the API would say it.
-  const query = listMessagesContract.query.safeParse({ ...filters, cursor, limit: PAGE_SIZE });
+  const { status, ...rest } = filters;
+  const query = listMessagesContract.query.safeParse({ ...rest, deliveryStatus: status, cursor, limit: PAGE_SIZE });
   const [page, inboxes] = await Promise.all([
     query.success
       ? readList(() => ctx.invoke(listMessages, { query: query.data }))
-      : Promise.resolve({ ok: false as const, message: `The ${query.error.issues[0]?.path.map(String).join(".") ?? "filter"} filter is not valid.` }),
+      : Promise.resolve({ ok: false as const, message: `The ${query.error.issues[0]?.path.map((p) => (p === "deliveryStatus" ? "status" : String(p))).join(".") ?? "filter"} filter is not valid.` }),
     ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes) : Promise.resolve([]),
   ]);
   const messages = page.ok ? page.data.messages : [];
@@ -66,6 +68,16 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
               <option value="">Any</option>
               <option value="email">email</option>
               <option value="a2a">a2a</option>
+            </Select>
+          </div>
+          <div className="w-44">
+            <Select label="Status" name="status" defaultValue={filters.status ?? ""}>
+              <option value="">Any</option>
+              {DELIVERY_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </Select>
           </div>
           <Button variant="secondary">Filter</Button>
@@ -106,7 +118,7 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
           />
         ) : (
           <>
-            <Table head={["Subject", "From", "To", "Inbox", "Direction", "Status", "Created"]} caption="Messages">
+            <Table head={["Subject", "Status", "From", "To", "Inbox", "Direction", "Created"]} caption="Messages">
               {messages.map((m) => (
                 <tr key={m.id}>
                   <Td className="max-w-xs">
@@ -114,6 +126,9 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                       {subjectOf(m.subject)}
                     </Link>
                     {m.textPreview ? <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{m.textPreview}</span> : null}
+                  </Td>
+                  <Td>
+                    <DeliveryStatusBadge status={m.deliveryStatus} />
                   </Td>
                   <Td className="break-all">{formatSender(m.from)}</Td>
                   <Td className="break-all">{formatAddresses(m.to)}</Td>
@@ -125,9 +140,6 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                         <Badge>a2a</Badge>
                       </span>
                     ) : null}
-                  </Td>
-                  <Td>
-                    <StatusBadge status={m.status} />
                   </Td>
                   <Td>
                     <Time value={m.createdAt} />

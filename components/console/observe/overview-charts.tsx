@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { DayCount, Outcome } from "@/lib/console/overview";
+import { DELIVERY_STATUS_LABELS } from "@/lib/messages/delivery-status";
 import { EmptyState } from "../ui";
 
 /**
@@ -85,17 +86,7 @@ export function MessagesPerDayChart({ days }: { days: DayCount[] }) {
   );
 }
 
-const OUTCOME_LABELS: Record<Outcome, string> = {
-  delivered: "Delivered",
-  sent: "Sent, no outcome yet",
-  delayed: "Delayed",
-  bounced: "Bounced",
-  complained: "Complained",
-  failed: "Failed",
-  queued: "Queued",
-  scheduled: "Scheduled",
-  canceled: "Canceled",
-};
+const OUTCOME_LABELS: Record<Outcome, string> = DELIVERY_STATUS_LABELS;
 
 const OUTCOME_BARS: Record<Outcome, string> = {
   delivered: "bg-emerald-600",
@@ -124,7 +115,9 @@ export function OutcomesChart({ outcomes, days }: { outcomes: { outcome: Outcome
           const share = Math.round((o.count / total) * 100);
           return (
             <li key={o.outcome} className="grid grid-cols-[10rem_1fr_5rem] items-center gap-3 text-sm">
-              <span>{OUTCOME_LABELS[o.outcome]}</span>
+              <Link className="link" href={`/messages?direction=outbound&status=${o.outcome}`}>
+                {OUTCOME_LABELS[o.outcome]}
+              </Link>
               <span aria-hidden className="h-3 rounded-sm bg-zinc-100 dark:bg-zinc-800">
                 <span className={`block h-3 rounded-sm ${OUTCOME_BARS[o.outcome]}`} style={{ width: `${Math.max(1, share)}%` }} />
               </span>

@@ -4,7 +4,7 @@ import { AttachmentList } from "@/components/console/messaging/attachments";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { MessageBody } from "@/components/console/messaging/message-body";
 import { readOne } from "@/lib/console/pages";
-import { Badge, Card, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time, type Tone } from "@/components/console/ui";
+import { Badge, Card, Details, EmptyState, Mono, DeliveryStatusBadge, NoAccess, PageHeader, Table, Td, Time, type Tone } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
 import { outboundEventSchema } from "@/lib/messages/contracts";
@@ -42,23 +42,26 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
         title={subjectOf(m.subject)}
         description={`${m.direction === "inbound" ? "Received by" : "Sent from"} ${inbox.address} over ${m.channel}.`}
         actions={
-          m.threadId ? (
-            <Link className="link text-sm" href={`/threads/${m.threadId}`}>
-              Open the conversation
-            </Link>
-          ) : null
+          <div className="flex items-center gap-3">
+            <DeliveryStatusBadge status={m.deliveryStatus} />
+            {m.threadId ? (
+              <Link className="link text-sm" href={`/threads/${m.threadId}`}>
+                Open the conversation
+              </Link>
+            ) : null}
+          </div>
         }
       />
       <div className="space-y-6">
         <Card title="Details">
           <Details
             items={[
+              ["Status", <DeliveryStatusBadge key="s" status={m.deliveryStatus} />],
               ["From", sender],
               ["To", formatAddresses(m.to)],
               ...(m.cc.length > 0 ? [["Cc", formatAddresses(m.cc)] as [string, string]] : []),
               ...(m.bcc.length > 0 ? [["Bcc", formatAddresses(m.bcc)] as [string, string]] : []),
               ["Direction", <Badge key="d" tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>],
-              ["Status", <StatusBadge key="s" status={m.status} />],
               ["Channel", m.channel],
               ["Inbox", ctx.can("inboxes:read") ? <Link key="i" className="link" href={`/inboxes/${inbox.id}`}>{inbox.address}</Link> : inbox.address],
               ["Created", <Time key="c" value={m.createdAt} />],
