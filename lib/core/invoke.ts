@@ -178,14 +178,17 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
   refuseNul(input);
   const { params, query, body } = parseInput(op, input);
 
-  const principal: Principal | null = principalOf(actor);
+  const who = auditActorOf(actor);
+  // Services write audit rows with the principal's actor: an MCP client or an agent acting with a
+  // key is recorded as itself (`mcp:<keyId>`, `agent:agt_…`), not as the bare key.
+  const keyPrincipal = principalOf(actor);
+  const principal: Principal | null = keyPrincipal && (actor.type === "mcp" || actor.type === "agent") ? { ...keyPrincipal, actor: who.actor } : keyPrincipal;
   const ip = options.ip ?? principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null);
 
   const key = contract.idempotent && principal ? idempotencyKeyOf(op, input, options.idempotencyKey) : null;
 
   const execute = async (): Promise<{ status: number; data: unknown }> => {
     const db = options.db ?? (await getDb());
-    const who = auditActorOf(actor);
     const ctx: HandlerContext<typeof contract> = {
       db,
       actor,
