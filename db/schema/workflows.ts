@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, tstz } from "./_columns";
 
 /**
@@ -82,8 +82,10 @@ export const wfRuns = pgTable(
   {
     id: id(),
     functionId: text().notNull(),
-    /** The triggering event, and the batch it belongs to (always one event here). */
+    /** The triggering event (the first of a batch). */
     event: jsonb().$type<WfEventPayload>().notNull(),
+    /** `batchEvents`: every event of the batch, in arrival order (null: just `event`). */
+    events: jsonb().$type<WfEventPayload[]>(),
     status: text({ enum: RUN_STATUSES }).notNull().default("queued"),
     /** Function-level attempt, 0-based, as the SDK's `ctx.attempt` for discovery calls. */
     attempt: integer().notNull().default(0),
@@ -109,6 +111,12 @@ export const wfRuns = pgTable(
     concurrencyLimit: integer(),
     /** The function's idempotency key for this run: one run per key and function. */
     idempotencyKey: text(),
+    /** Flow control keys (the evaluated `key` expression, "" without one): `throttle` paces starts per key (state in `wf_throttles`), `rateLimit` runs created per key, `debounce`/`batchEvents` gather events into the open run of their key. */
+    throttleKey: text(),
+    rateKey: text(),
+    gatherKey: text(),
+    /** `priority.run`: seconds this run moves ahead of (or behind) runs due at the same time. */
+    priority: integer().notNull().default(0),
     /** For invoked runs: the parent waiting on the result. */
     parentRunId: uuid(),
     output: jsonb(),
@@ -127,5 +135,26 @@ export const wfRuns = pgTable(
     index("wf_runs_created_idx").on(t.createdAt, t.id),
     index("wf_runs_waiting_idx").on(t.status, t.functionId),
     uniqueIndex("wf_runs_idempotency_key").on(t.functionId, t.idempotencyKey),
+    index("wf_runs_rate_idx")
+      .on(t.functionId, t.rateKey, t.createdAt)
+      .where(sql`${t.rateKey} is not null`),
+    index("wf_runs_gather_idx")
+      .on(t.functionId, t.gatherKey)
+      .where(sql`${t.gatherKey} is not null and ${t.startedAt} is null`),
   ],
+);
+
+/**
+ * `throttle` state per function and key: the GCRA theoretical arrival time of the next start
+ * (Inngest's definition: `limit + burst` runs may start at once, then one every `period / limit`).
+ * Read and written only under the claim lock.
+ */
+export const wfThrottles = pgTable(
+  "wf_throttles",
+  {
+    functionId: text().notNull(),
+    key: text().notNull(),
+    tat: tstz().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.functionId, t.key] })],
 );

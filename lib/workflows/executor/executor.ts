@@ -19,6 +19,8 @@ import {
   renewLease,
   resumeWithStep,
   type RunRow,
+  type Throttle,
+  throttleOf,
 } from "./store";
 
 /**
@@ -129,6 +131,7 @@ export class Executor {
   private moreDue = false;
   private driving = 0;
   private cronCheckedAt = 0;
+  private throttleCache: { served: Map<string, FunctionRow>; byId: Map<string, Throttle> } | null = null;
 
   constructor(options: ExecutorOptions) {
     this.opts = {
@@ -209,7 +212,7 @@ export class Executor {
         const served = await this.servedFunctions();
         if (served.size === 0) return;
         const wanted = Math.max(1, this.opts.workers - this.driving);
-        const runs = await claimRuns(this.opts.leaseMs, [...served.keys()], wanted);
+        const runs = await claimRuns(this.opts.leaseMs, [...served.keys()], wanted, this.throttles(served));
         this.moreDue = runs.length === wanted;
         this.claimed.push(...runs);
       })().finally(() => {
@@ -218,6 +221,19 @@ export class Executor {
     }
     await this.claiming;
     return this.claimed.shift() ?? null;
+  }
+
+  /** The throttles of the served functions (cached with them). */
+  private throttles(served: Map<string, FunctionRow>): Map<string, Throttle> {
+    if (this.throttleCache?.served !== served) {
+      const byId = new Map<string, Throttle>();
+      for (const [id, fn] of served) {
+        const t = throttleOf(fn);
+        if (t) byId.set(id, t);
+      }
+      this.throttleCache = { served, byId };
+    }
+    return this.throttleCache.byId;
   }
 
   /** The functions this executor may run, by id (cached; see `functions`). */
@@ -431,7 +447,7 @@ export class Executor {
     const body = {
       version: 2,
       event: run.event,
-      events: [run.event],
+      events: run.events ?? [run.event],
       steps: state.steps,
       ctx: {
         run_id: run.id,

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { CronExpressionParser } from "cron-parser";
-import { and, eq, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, notInArray, or, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
-import { type WfEventPayload, wfEvents, wfFunctions, wfRuns } from "@/db/schema";
+import { type WfEventPayload, wfEvents, wfFunctions, wfRuns, wfThrottles } from "@/db/schema";
 import { log } from "@/lib/log";
-import { keyOf, matches } from "./expressions";
+import { evaluate, keyOf, matches } from "./expressions";
 import { msUntil } from "./durations";
 import { notifyWork, notifyWorkOnCommit } from "./signal";
 
@@ -22,6 +22,11 @@ export interface FnConfig {
   concurrency?: number | { limit: number; key?: string } | { limit: number; key?: string }[];
   idempotency?: string;
   cancel?: { event: string; if?: string; timeout?: string }[];
+  throttle?: { limit: number; period: string; key?: string; burst?: number };
+  rateLimit?: { limit: number; period: string; key?: string };
+  debounce?: { period: string; key?: string; timeout?: string };
+  batchEvents?: { maxSize: number; timeout: string; key?: string; if?: string };
+  priority?: { run?: string };
 }
 
 export interface RegisterPayload {
@@ -41,6 +46,8 @@ export const CRON_EVENT = "inngest/scheduled.timer";
 const TERMINAL = ["completed", "failed", "cancelled"] as const;
 /** Rows per multi-row INSERT (well under PostgreSQL's 65,535 bind parameters). */
 const INSERT_CHUNK = 1000;
+/** Advisory lock namespace of flow control at arrival (rate limits, debounce and batch runs). */
+const FLOW_LOCK = 7_246_121;
 
 function stepUrl(fn: FnConfig): string {
   const url = fn.steps?.step?.runtime?.url ?? Object.values(fn.steps ?? {})[0]?.runtime?.url;
@@ -104,6 +111,19 @@ export function maxAttemptsOf(fn: FunctionRow): number {
   return Math.max(1, retries + 1);
 }
 
+/** A flow-control key: the evaluated `key` expression, "" for the whole function (null: not configured). */
+function flowKey(setting: { key?: string } | undefined, ctx: Record<string, unknown>): string | null {
+  if (!setting) return null;
+  return setting.key ? (keyOf(setting.key, ctx) ?? "") : "";
+}
+
+/** `priority.run` evaluated for the event: whole seconds within Inngest's ±600. */
+function priorityOf(cfg: FnConfig, ctx: Record<string, unknown>): number {
+  if (!cfg.priority?.run) return 0;
+  const value = Number(evaluate(cfg.priority.run, ctx));
+  return Number.isFinite(value) ? Math.max(-600, Math.min(600, Math.trunc(value))) : 0;
+}
+
 /** The row of a new run of `fn` for `event`. */
 function runValues(fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?: string } = {}): typeof wfRuns.$inferInsert {
   const cfg = configOf(fn);
@@ -116,8 +136,88 @@ function runValues(fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?:
     concurrencyLimit: concurrency?.limit ?? null,
     concurrencyKey: concurrency?.key ? keyOf(concurrency.key, ctx) : null,
     idempotencyKey: cfg.idempotency ? keyOf(cfg.idempotency, ctx) : null,
+    throttleKey: flowKey(cfg.throttle, ctx),
+    rateKey: flowKey(cfg.rateLimit, ctx),
+    priority: priorityOf(cfg, ctx),
     parentRunId: opts.parentRunId ?? null,
   };
+}
+
+/** Whether starting `fn` for events goes through `startGathered` (rate limit, debounce, batches). */
+function gathers(fn: FunctionRow): boolean {
+  const cfg = configOf(fn);
+  return Boolean(cfg.rateLimit || cfg.debounce || cfg.batchEvents);
+}
+
+const ms = (duration: string | undefined, fallback: number) => (duration ? (msUntil(duration) ?? fallback) : fallback);
+const interval = (millis: number) => sql`${`${Math.max(0, Math.round(millis))} milliseconds`}::interval`;
+
+/**
+ * Starts `fn` for `event` under the flow control that decides at arrival, as Inngest defines it:
+ * `rateLimit` drops the event when `limit` runs of its key were created within `period`;
+ * `debounce` keeps one pending run per key whose event is the latest, due `period` after it (and
+ * no later than `timeout` after the first); `batchEvents` appends to the open run of its key, due
+ * when it holds `maxSize` events or `timeout` after the first. Counts and open runs live in the
+ * database under a transaction lock per function and key, so they hold across processes.
+ * Returns whether a run is now due or scheduled.
+ */
+async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload): Promise<boolean> {
+  const cfg = configOf(fn);
+  const values = runValues(fn, event);
+  const ctx = { event };
+  const lock = async (kind: string, key: string) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${FLOW_LOCK}, hashtext(${`${kind}:${fn.id}:${key}`}))`);
+  };
+  if (cfg.rateLimit && values.rateKey !== null && values.rateKey !== undefined) {
+    await lock("rate", values.rateKey);
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(wfRuns)
+      .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.rateKey, values.rateKey), sql`${wfRuns.createdAt} > now() - ${interval(ms(cfg.rateLimit.period, 0))}`));
+    if ((row?.n ?? 0) >= cfg.rateLimit.limit) return false; // over the limit: the event starts nothing
+  }
+  const gather = cfg.batchEvents ? { kind: "batch", setting: cfg.batchEvents } : cfg.debounce ? { kind: "debounce", setting: cfg.debounce } : null;
+  if (!gather) {
+    const created = await tx.insert(wfRuns).values(values).onConflictDoNothing().returning({ id: wfRuns.id });
+    return created.length > 0;
+  }
+  if (cfg.batchEvents?.if && !matches(cfg.batchEvents.if, ctx)) {
+    // Events the batch condition refuses run alone, at once.
+    const created = await tx.insert(wfRuns).values(values).onConflictDoNothing().returning({ id: wfRuns.id });
+    return created.length > 0;
+  }
+  const key = flowKey(gather.setting, ctx) ?? "";
+  await lock(gather.kind, key);
+  const [open] = await tx
+    .select()
+    .from(wfRuns)
+    .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.gatherKey, key), eq(wfRuns.status, "queued"), isNull(wfRuns.startedAt)))
+    .limit(1)
+    .for("update");
+  if (cfg.batchEvents) {
+    const max = Math.max(1, cfg.batchEvents.maxSize);
+    if (open && (open.events?.length ?? 1) < max) {
+      const events = [...(open.events ?? [open.event]), event];
+      await tx
+        .update(wfRuns)
+        .set({ events, ...(events.length >= max ? { dueAt: sql`now()` } : {}) })
+        .where(eq(wfRuns.id, open.id));
+      return true;
+    }
+    const due = max <= 1 ? 0 : ms(cfg.batchEvents.timeout, 0);
+    await tx.insert(wfRuns).values({ ...values, events: [event], gatherKey: key, dueAt: sql`now() + ${interval(due)}` });
+    return true;
+  }
+  const debounce = cfg.debounce as NonNullable<FnConfig["debounce"]>;
+  const period = ms(debounce.period, 0);
+  if (open) {
+    // The latest event wins; the run moves to `period` after it, capped by `timeout` after the first.
+    const cap = debounce.timeout ? sql`least(now() + ${interval(period)}, ${wfRuns.createdAt} + ${interval(ms(debounce.timeout, period))})` : sql`now() + ${interval(period)}`;
+    await tx.update(wfRuns).set({ event, priority: values.priority, dueAt: cap }).where(eq(wfRuns.id, open.id));
+    return true;
+  }
+  await tx.insert(wfRuns).values({ ...values, gatherKey: key, dueAt: sql`now() + ${interval(period)}` });
+  return true;
 }
 
 /** Creates a run of `fn` for `event` (skipped when the function's idempotency key was seen). */
@@ -199,8 +299,17 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
   const position = new Map(events.map((e, i) => [e.id, i]));
 
   // Runs these events start. Invocations target one function directly (see invokeFunction).
-  const starts = events.flatMap((event) => (event.name === INVOKED_EVENT ? [] : functions.filter((fn) => triggeredBy(fn, event)).map((fn) => runValues(fn, event))));
+  // Functions whose flow control decides at arrival take their events one by one, in order.
   let queued = false;
+  const starts: (typeof wfRuns.$inferInsert)[] = [];
+  for (const event of events) {
+    if (event.name === INVOKED_EVENT) continue;
+    for (const fn of functions) {
+      if (!triggeredBy(fn, event)) continue;
+      if (gathers(fn)) queued = (await startGathered(tx, fn, event)) || queued;
+      else starts.push(runValues(fn, event));
+    }
+  }
   for (let i = 0; i < starts.length; i += INSERT_CHUNK) {
     const created = await tx.insert(wfRuns).values(starts.slice(i, i + INSERT_CHUNK)).onConflictDoNothing().returning({ id: wfRuns.id });
     queued ||= created.length > 0;
@@ -311,7 +420,7 @@ const CLAIM_LOCK = 7_246_120;
  * concurrency is counted under the claim lock, so a batch never takes more runs of a key than its
  * limit leaves free. `FOR UPDATE SKIP LOCKED` lets workers in several processes share the queue.
  */
-export async function claimRuns(leaseMs: number, functionIds: string[], limit: number): Promise<RunRow[]> {
+export async function claimRuns(leaseMs: number, functionIds: string[], limit: number, throttles: Map<string, Throttle> = new Map()): Promise<RunRow[]> {
   if (functionIds.length === 0 || limit < 1) return [];
   const db = await getDb();
   return db.transaction(async (tx) => {
@@ -323,6 +432,9 @@ export async function claimRuns(leaseMs: number, functionIds: string[], limit: n
         functionId: wfRuns.functionId,
         key: wfRuns.concurrencyKey,
         limit: wfRuns.concurrencyLimit,
+        throttleKey: wfRuns.throttleKey,
+        startedAt: wfRuns.startedAt,
+        now: sql<Date | string>`now()`,
         running: sql<number>`case when ${wfRuns.concurrencyLimit} is null then 0 else (
             select count(*) from wf_runs x
             where x.function_id = ${wfRuns.functionId}
@@ -341,20 +453,34 @@ export async function claimRuns(leaseMs: number, functionIds: string[], limit: n
               and x.status = 'running' and x.lease_until >= now()
           ) < ${wfRuns.concurrencyLimit})`,
       )
-      .orderBy(wfRuns.dueAt)
+      // priority.run moves a run ahead of (or behind) runs due at the same time by its seconds.
+      .orderBy(sql`${wfRuns.dueAt} - make_interval(secs => ${wfRuns.priority})`, wfRuns.createdAt)
       .limit(limit)
       .for("update", { skipLocked: true });
     const taken = new Map<string, number>();
     const ids: string[] = [];
+    const gates = await throttleGates(tx, due, throttles);
     for (const r of due) {
+      let k: string | null = null;
+      let n = 0;
       if (r.limit !== null) {
-        const k = `${r.functionId}\u0000${r.key ?? ""}`;
-        const n = taken.get(k) ?? 0;
+        k = `${r.functionId}\u0000${r.key ?? ""}`;
+        n = taken.get(k) ?? 0;
         if (r.running + n >= r.limit) continue;
-        taken.set(k, n + 1);
       }
+      const gate = r.startedAt === null && r.throttleKey !== null ? gates.get(`${r.functionId}\u0000${r.throttleKey}`) : undefined;
+      if (gate) {
+        const freeAt = admit(gate);
+        if (freeAt !== null) {
+          // Not yet: due again when the throttle admits its next start (FIFO by creation).
+          await tx.update(wfRuns).set({ dueAt: new Date(freeAt) }).where(eq(wfRuns.id, r.id));
+          continue;
+        }
+      }
+      if (k !== null) taken.set(k, n + 1);
       ids.push(r.id);
     }
+    await saveGates(tx, gates);
     if (ids.length < limit && due.length < limit) {
       const expired = await tx
         .select({ id: wfRuns.id })
@@ -377,6 +503,77 @@ export async function claimRuns(leaseMs: number, functionIds: string[], limit: n
     const order = new Map(ids.map((id, i) => [id, i]));
     return runs.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   });
+}
+
+/**
+ * A function's `throttle` as Inngest defines it (GCRA): `limit + burst` runs of a key may start at
+ * once, then one every `periodMs / limit`; runs over it wait (FIFO), never dropped.
+ */
+export interface Throttle {
+  limit: number;
+  periodMs: number;
+  burst: number;
+}
+
+export function throttleOf(fn: FunctionRow): Throttle | null {
+  const t = configOf(fn).throttle;
+  if (!t || !(t.limit > 0)) return null;
+  return { limit: t.limit, periodMs: msUntil(t.period) ?? 0, burst: Math.max(0, Math.trunc(t.burst ?? 0)) };
+}
+
+/** One key's GCRA state during a claim: the theoretical arrival time, the clock, its parameters. */
+interface Gate {
+  functionId: string;
+  key: string;
+  tat: number;
+  now: number;
+  emission: number;
+  tolerance: number;
+  changed: boolean;
+}
+
+/** Admits one start through `gate` (null), or returns when the next start will be admitted. */
+function admit(gate: Gate): number | null {
+  const tat = Math.max(gate.tat, gate.now);
+  if (tat - gate.now > gate.tolerance) return tat - gate.tolerance;
+  gate.tat = tat + gate.emission;
+  gate.changed = true;
+  return null;
+}
+
+/** The GCRA state of every throttled function and key among `due` (read under the claim lock). */
+async function throttleGates(
+  tx: DbOrTx,
+  due: { functionId: string; throttleKey: string | null; startedAt: Date | null; now: Date | string }[],
+  throttles: Map<string, Throttle>,
+): Promise<Map<string, Gate>> {
+  const gates = new Map<string, Gate>();
+  const wanted = due.filter((r) => r.startedAt === null && r.throttleKey !== null && throttles.has(r.functionId));
+  if (wanted.length === 0) return gates;
+  const pairs = [...new Map(wanted.map((r) => [`${r.functionId}\u0000${r.throttleKey}`, r])).values()];
+  const rows = await tx
+    .select({ functionId: wfThrottles.functionId, key: wfThrottles.key, tat: wfThrottles.tat })
+    .from(wfThrottles)
+    .where(or(...pairs.map((r) => and(eq(wfThrottles.functionId, r.functionId), eq(wfThrottles.key, r.throttleKey as string)))));
+  const now = new Date((wanted[0] as { now: Date | string }).now).getTime();
+  const stored = new Map(rows.map((r) => [`${r.functionId}\u0000${r.key}`, r.tat.getTime()]));
+  for (const r of pairs) {
+    const t = throttles.get(r.functionId) as Throttle;
+    const k = `${r.functionId}\u0000${r.throttleKey}`;
+    const emission = t.periodMs / t.limit;
+    gates.set(k, { functionId: r.functionId, key: r.throttleKey as string, tat: stored.get(k) ?? now, now, emission, tolerance: (t.limit + t.burst - 1) * emission, changed: false });
+  }
+  return gates;
+}
+
+/** Writes back the GCRA state of the keys that admitted starts. */
+async function saveGates(tx: DbOrTx, gates: Map<string, Gate>): Promise<void> {
+  const changed = [...gates.values()].filter((g) => g.changed);
+  if (changed.length === 0) return;
+  await tx
+    .insert(wfThrottles)
+    .values(changed.map((g) => ({ functionId: g.functionId, key: g.key, tat: new Date(g.tat) })))
+    .onConflictDoUpdate({ target: [wfThrottles.functionId, wfThrottles.key], set: { tat: sql`excluded.tat` } });
 }
 
 /** One due run (see `claimRuns`). */
