@@ -12,6 +12,7 @@ import meta from "@/lib/meta/manifest";
 import notifications from "@/lib/notifications/manifest";
 import organizations from "@/lib/organizations/manifest";
 import providers from "@/lib/providers/manifest";
+import templates from "@/lib/templates/manifest";
 import webhooks from "@/lib/webhooks/manifest";
 
 /**
@@ -20,7 +21,7 @@ import webhooks from "@/lib/webhooks/manifest";
  * security suite and fuzz tests, the console's actions, and later the MCP tools, the CLI commands
  * and the Inngest function list (`FUNCTIONS`, from each manifest's `functions`).
  */
-export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, events, webhooks, providers, meta];
+export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, events, webhooks, providers, meta];
 
 /** Every operation of every domain, in domain order. */
 export const OPERATIONS: readonly AnyOperation[] = DOMAINS.flatMap((d) => d.operations);

@@ -588,6 +588,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description Newest first. `status` filters active or archived templates (both by default).
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Creates a template and publishes its version 1, which becomes current. The source is compiled (imports limited to `react` and `@react-email/components`), the variable schema and the subject template are checked; any problem is a 400 naming the field. `slug` defaults to one made from the name; it is unique in the organization (409).
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{idOrSlug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description The template and its current version.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Archive a template
+         * @description Archives the template: its versions stay readable (and sendable with an explicit `version`); it is never erased while messages may refer to it.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description Renames it, changes its slug (409 when taken), re-points `currentVersion` to any published version (roll forward or back), or archives (`archived: true`) and restores (`archived: false`) it. Versions themselves never change.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/v1/templates/{idOrSlug}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a template
+         * @description Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a source that fails in the sandbox is a 400 too.
+         */
+        post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{idOrSlug}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a template's versions
+         * @description Every version, newest first, without their sources (read one version for its source).
+         */
+        get: operations["listTemplateVersions"];
+        put?: never;
+        /**
+         * Publish a new version
+         * @description Publishes the next version (the per-template sequence: 2, 3, …; concurrent publishes never share a number). It becomes current unless `makeCurrent` is false (publish now, roll forward later with PATCH). Publishing to an archived template is refused (409).
+         */
+        post: operations["publishTemplateVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{idOrSlug}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one version of a template */
+        get: operations["getTemplateVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/threads": {
         parameters: {
             query?: never;
@@ -5118,6 +5231,1088 @@ export interface operations {
             };
             /** @description `payload_too_large`: the request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "active" | "archived";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List templates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                        templates: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Welcome",
+                 *       "slug": "welcome",
+                 *       "source": "import { Html, Text } from \"@react-email/components\";\nexport default function Welcome({ name }) {\n  return <Html><Text>Hello {name}</Text></Html>;\n}",
+                 *       "subject": "Welcome, {{ name }}",
+                 *       "variables": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "name": {
+                 *             "type": "string",
+                 *             "maxLength": 80,
+                 *             "default": "there"
+                 *           }
+                 *         }
+                 *       },
+                 *       "notes": "First version"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    notes?: string;
+                    slug?: string;
+                    /** @description react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only. */
+                    source: string;
+                    /** @description Subject template, e.g. `Your order {{ order.id }}`. */
+                    subject?: string;
+                    /** @description Variable schema (see `variables` on TemplateVersion). */
+                    variables?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Create a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        version: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            notes: string | null;
+                            /** @constant */
+                            object: "template_version";
+                            source: string;
+                            /** @description Subject template with `{{ name }}` placeholders, or null. */
+                            subject: string | null;
+                            /** Format: uuid */
+                            templateId: string;
+                            /** @description The version's variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object. */
+                            variables: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        version: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            notes: string | null;
+                            /** @constant */
+                            object: "template_version";
+                            source: string;
+                            /** @description Subject template with `{{ name }}` placeholders, or null. */
+                            subject: string | null;
+                            /** Format: uuid */
+                            templateId: string;
+                            /** @description The version's variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object. */
+                            variables: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archive a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentVersion": 1
+                 *     }
+                 */
+                "application/json": {
+                    archived?: boolean;
+                    currentVersion?: number;
+                    name?: string;
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Update a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "variables": {
+                 *         "name": "Ada"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    subject?: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Preview a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        html: string;
+                        subject: string | null;
+                        /** Format: uuid */
+                        templateId: string;
+                        text: string | null;
+                        version: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTemplateVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List a template's versions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        templateId: string;
+                        versions: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            notes: string | null;
+                            subject: string | null;
+                            /** @description The version's variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object. */
+                            variables: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    publishTemplateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                idOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "source": "import { Html, Text } from \"@react-email/components\";\nexport default function Welcome({ name }) {\n  return <Html><Text>Hello {name}</Text></Html>;\n}",
+                 *       "subject": "Welcome aboard, {{ name }}",
+                 *       "variables": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "name": {
+                 *             "type": "string",
+                 *             "maxLength": 80,
+                 *             "default": "there"
+                 *           }
+                 *         }
+                 *       },
+                 *       "notes": "Friendlier subject"
+                 *     }
+                 */
+                "application/json": {
+                    /** @default true */
+                    makeCurrent?: boolean;
+                    notes?: string;
+                    /** @description react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only. */
+                    source: string;
+                    /** @description Subject template, e.g. `Your order {{ order.id }}`. */
+                    subject?: string;
+                    /** @description Variable schema (see `variables` on TemplateVersion). */
+                    variables?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Publish a new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: {
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The version a send uses when it names none. */
+                            currentVersion: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The highest published version. */
+                            latestVersion: number;
+                            name: string;
+                            /** @constant */
+                            object: "template";
+                            slug: string;
+                            /**
+                             * @description `archived` templates keep their versions readable; sending one needs an explicit `version`.
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        version: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            notes: string | null;
+                            /** @constant */
+                            object: "template_version";
+                            source: string;
+                            /** @description Subject template with `{{ name }}` placeholders, or null. */
+                            subject: string | null;
+                            /** Format: uuid */
+                            templateId: string;
+                            /** @description The version's variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object. */
+                            variables: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplateVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idOrSlug: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get one version of a template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        version: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            notes: string | null;
+                            /** @constant */
+                            object: "template_version";
+                            source: string;
+                            /** @description Subject template with `{{ name }}` placeholders, or null. */
+                            subject: string | null;
+                            /** Format: uuid */
+                            templateId: string;
+                            /** @description The version's variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object. */
+                            variables: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,11 +16,29 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   emailId: async (org) => (await sentMessage(org)).id,
   threadId: async (org) => (await sentMessage(org)).threadId,
   attachmentId: async (org) => (await sentMessage(org)).attachmentId,
+  idOrSlug: async (org) => (await newTemplate(org)).id,
+  version: async () => "1",
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;
   },
 };
+
+/** A react-email template greeting `name` (version 1 current). */
+export async function newTemplate(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  const res = await call("POST", "/v1/templates", {
+    key: org.secret,
+    body: {
+      name: `Welcome ${Math.random().toString(36).slice(2, 8)}`,
+      source: 'import { Html, Text } from "@react-email/components";\nexport default function W({ name }) { return <Html><Text>Hello {name}</Text></Html>; }',
+      subject: "Hi {{ name }}",
+      variables: { type: "object", properties: { name: { type: "string", maxLength: 40, default: "there" } } },
+      ...body,
+    },
+  });
+  if (res.status !== 200) throw new Error(`template: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.template;
+}
 
 /** An outbound message with an attachment, in its own thread. */
 export async function sentMessage(org: TestOrg): Promise<{ id: string; threadId: string; attachmentId: string }> {

@@ -13,3 +13,4 @@ export * from "./console";
 export * from "./trust";
 export * from "./outbox";
 export * from "./ratelimit";
+export * from "./templates";
