@@ -280,3 +280,67 @@ test("a second organization, the switcher, and a stale tab cannot change the oth
   await page.reload();
   await expect(page.getByRole("link", { name: new RegExp(`stale-${suffix}@`) })).toHaveCount(0);
 });
+
+test("forms: empty required fields read as sentences; inputs carry the contract's limits", async ({ page }) => {
+  await page.goto("/sign-in");
+  const passwordForm = page.getByRole("form", { name: "Sign in with password" });
+  await expect(passwordForm.getByLabel("Email")).toHaveAttribute("maxlength", "254");
+  await expect(passwordForm.getByLabel("Email")).toHaveAttribute("type", "email");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(passwordForm.getByText("Enter a valid email address.")).toBeVisible();
+  await passwordForm.getByLabel("Email").fill(OWNER.email);
+  await passwordForm.getByLabel("Password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByText("Role: owner")).toBeVisible();
+
+  await test.step("API key: a name and at least one scope", async () => {
+    await openPage(page, "API keys");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveAttribute("maxlength", "120");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveAttribute("required", "");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect(page.getByText("Enter a name", { exact: true })).toBeVisible();
+    await expect(page.getByText("Pick at least one scope", { exact: true })).toBeVisible();
+    await expect(page.getByText(/Invalid input|Too small/)).toHaveCount(0);
+  });
+
+  await test.step("domain: a domain name", async () => {
+    await openPage(page, "Domains");
+    await expect(page.getByLabel("Domain name")).toHaveAttribute("maxlength", "253");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    await expect(page.getByText("Enter a domain name", { exact: true })).toBeVisible();
+  });
+
+  await test.step("webhook: a URL and at least one event type", async () => {
+    await openPage(page, "Webhooks");
+    await page.getByRole("checkbox", { name: "All events" }).uncheck();
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    await expect(page.getByText("Enter a URL", { exact: true })).toBeVisible();
+    await expect(page.getByText("Pick at least one event type", { exact: true })).toBeVisible();
+  });
+
+  await test.step("inbox: the part before the @", async () => {
+    await openPage(page, "Inboxes");
+    await expect(page.getByLabel("Local part")).toHaveAttribute("maxlength", "64");
+    await page.getByRole("button", { name: "Create inbox" }).click();
+    await expect(page.getByText("Give the part of the address before the @.")).toBeVisible();
+  });
+
+  await test.step("member invitation: an email address", async () => {
+    await openPage(page, "Members");
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await expect(page.getByText("Enter a valid email address.")).toBeVisible();
+  });
+
+  await test.step("settings: the new password", async () => {
+    await openPage(page, "Settings");
+    await page.getByRole("button", { name: "Save password" }).click();
+    await expect(page.getByText("Enter a new password", { exact: true })).toBeVisible();
+  });
+
+  await test.step("new organization: its name", async () => {
+    await page.getByRole("link", { name: "+ New organization" }).click();
+    await expect(page.getByLabel("Organization name")).toHaveAttribute("maxlength", "80");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await expect(page.getByText("Enter an organization name", { exact: true })).toBeVisible();
+  });
+});

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { createApiKeyBody } from "@/lib/api-keys/contracts";
-import { fieldErrors, humanMessage, issueToError, parseOrThrow } from "@/lib/core/issues";
+import { ApiError } from "@/lib/core/errors";
+import { fieldErrors, humanFieldErrors, humanMessage, issueToError, parseOrThrow } from "@/lib/core/issues";
+import { createWebhook } from "@/lib/webhooks/contracts";
+import { inputRules } from "@/components/console/contract-input";
 import { organizationCreateBody } from "@/lib/organizations/contracts";
 
 /** The one zod-issue formatter: the same names on every surface, and sentences for forms. */
@@ -64,5 +67,40 @@ describe("humanMessage", () => {
     const refined = z.object({ a: z.string().optional() }).refine((v) => v.a !== undefined, { message: "Give at least one field." });
     expect(humanMessage(first(refined, {}), "changes")).toBe("Give at least one field.");
     expect(humanMessage(first(z.strictObject({}), { colour: "red" }), "form")).toBe("Remove the unknown field “colour”");
+  });
+});
+
+describe("forms: every field's problem as a sentence, from the contract", () => {
+  const thrown = (schema: z.ZodType, value: unknown): ApiError => {
+    try {
+      parseOrThrow(schema, value);
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+    }
+    throw new Error("expected an ApiError");
+  };
+
+  test("empty required fields, lengths and lists read as sentences; the values never stay on the error", () => {
+    const key = thrown(createApiKeyBody, { scopes: [] });
+    expect(humanFieldErrors(key.issues ?? [])).toEqual({ name: "Enter a name", scopes: "Pick at least one scope" });
+    expect(humanFieldErrors(thrown(createApiKeyBody, { name: "x".repeat(121), scopes: ["nope"] }).issues ?? [])).toEqual({ name: "Use 120 characters or fewer", "scopes[0]": "Pick one of the allowed scopes" });
+    expect(humanFieldErrors(thrown(createWebhook.body ?? z.never(), { events: [] }).issues ?? [])).toEqual({ url: "Enter a URL", events: "Pick at least one event type" });
+    expect(humanFieldErrors(thrown(createApiKeyBody, { scopes: ["admin"], allowedIps: ["x"] }).issues ?? [])).toMatchObject({ name: "Enter a name", "allowedIps[0]": "must be an IPv4 or IPv6 address or a CIDR range" });
+    // A form's own name for a field, and a schema's own sentence, win.
+    expect(humanFieldErrors(thrown(organizationCreateBody, {}).issues ?? [], { name: "organization name" })).toEqual({ name: "Enter an organization name" });
+    expect(humanFieldErrors(thrown(organizationCreateBody, { name: " " }).issues ?? [])).toEqual({ name: "Give the organization a name." });
+    const secret = thrown(z.strictObject({ password: z.string().min(10) }), { password: "hunter2" });
+    expect(JSON.stringify(secret.issues)).not.toContain("hunter2");
+    expect(humanFieldErrors(secret.issues ?? [])).toEqual({ password: "Use at least 10 characters" });
+  });
+
+  test("inputs take required, maxLength and type from the contract", () => {
+    expect(inputRules(createApiKeyBody, "name")).toEqual({ required: true, maxLength: 120 });
+    expect(inputRules(createApiKeyBody, "allowedIps")).toEqual({});
+    expect(inputRules(organizationCreateBody, "name")).toEqual({ required: true, maxLength: 80 });
+    expect(inputRules(z.strictObject({ email: z.email().max(254), site: z.url().nullable().optional(), pin: z.string().min(4) }), "email")).toEqual({ required: true, maxLength: 254, type: "email" });
+    expect(inputRules(z.strictObject({ site: z.url().max(2048).nullable().optional() }), "site")).toEqual({ maxLength: 2048, type: "url" });
+    expect(inputRules(z.strictObject({ pin: z.string().min(4) }), "pin")).toEqual({ required: true, minLength: 4 });
+    expect(inputRules(createApiKeyBody, "nope")).toEqual({});
   });
 });

@@ -4,6 +4,8 @@ import { useState } from "react";
 import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/lib/console/actions/members";
 import { Button, Field, FormError, Select, useAction, useActionForm } from "./form";
 import { Badge, Td, Time } from "./ui";
+import { inputRules } from "@/components/console/contract-input";
+import { invitationCreateBody } from "@/lib/organizations/contracts";
 
 interface MemberView {
   userId: string;
@@ -106,7 +108,7 @@ export function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
         invite.formProps.onSubmit(e);
       }}
     >
-      <Field label="Email" name="email" type="email" required error={invite.fieldError("email")} />
+      <Field label="Email" name="email" {...inputRules(invitationCreateBody, "email")} error={invite.fieldError("email")} />
       <Select label="Role" name="role" defaultValue="member" error={invite.fieldError("role")}>
         <option value="member">member</option>
         <option value="admin">admin</option>

@@ -3,6 +3,8 @@
 import { useState } from "react";
 import { setPasswordAction } from "@/lib/console/actions/settings";
 import { Button, Field, FormError, useActionForm } from "./form";
+import { inputRules } from "@/components/console/contract-input";
+import { passwordChangeBody } from "@/lib/account/contracts";
 
 /** Set a first password (email-link accounts) or change the current one. */
 export function PasswordForm({ hasPassword }: { hasPassword: boolean }) {
@@ -21,8 +23,8 @@ export function PasswordForm({ hasPassword }: { hasPassword: boolean }) {
       {hasPassword ? null : (
         <p className="text-sm">No password is set: you sign in with email links. Set one to sign in with your email and a password too.</p>
       )}
-      {hasPassword ? <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={action.fieldError("currentPassword")} /> : null}
-      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" hint="At least 10 characters." error={action.fieldError("newPassword")} />
+      {hasPassword ? <Field label="Current password" name="currentPassword" {...inputRules(passwordChangeBody, "currentPassword")} required type="password" autoComplete="current-password" error={action.fieldError("currentPassword")} /> : null}
+      <Field label="New password" name="newPassword" {...inputRules(passwordChangeBody, "newPassword")} type="password" autoComplete="new-password" hint="At least 10 characters." error={action.fieldError("newPassword")} />
       <FormError failure={action.failure && !action.failure.param ? action.failure : null} />
       <div className="flex items-center gap-3">
         <Button pending={action.isPending}>Save password</Button>

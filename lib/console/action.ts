@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ApiError } from "@/lib/core/errors";
-import { fieldErrors } from "@/lib/core/issues";
+import { type FieldLabel, humanFieldErrors } from "@/lib/core/issues";
 import type { AnyOperation, OperationOutput } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
 import { type ConsoleContext, getConsole, requireUser, type SignedInUser } from "./context";
@@ -17,21 +17,28 @@ export type ActionResult<T = null> =
   | { ok: true; data: T }
   | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string> } };
 
-/** A failed zod parse as an action error: the first issue's message and path, every field's message. */
-export function invalidInput(error: z.ZodError): ActionResult<never> {
-  const fields = fieldErrors(error.issues);
-  const first = error.issues[0];
-  const param = Object.keys(fields)[0] ?? null;
-  return { ok: false, error: { code: "invalid_request", message: first?.message ?? "Invalid input.", param: param === "_" ? null : param, fields } };
+/** Field names a form calls something else than their key says (`{ name: "domain name" }`). */
+export type FieldLabels = Record<string, FieldLabel>;
+
+/** Validation issues as an action error: every field's problem as a sentence (lib/core/issues.ts), the first as the message. */
+function invalidResult(issues: readonly z.core.$ZodIssue[], labels: FieldLabels, code: string, param: string | null): ActionResult<never> {
+  const fields = humanFieldErrors(issues, labels);
+  const first = Object.keys(fields)[0] ?? null;
+  return { ok: false, error: { code, message: (first && fields[first]) || "Check the form.", param: param ?? (first === "_" ? null : first), fields } };
+}
+
+/** A failed zod parse (a form's own schema) as an action error. */
+export function invalidInput(error: z.ZodError, labels: FieldLabels = {}): ActionResult<never> {
+  return invalidResult(error.issues, labels, "invalid_request", null);
 }
 
 /** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
-export function actionError(err: unknown): ActionResult<never> {
+export function actionError(err: unknown, labels: FieldLabels = {}): ActionResult<never> {
   if (err instanceof ApiError) {
-    // A validation failure shows the schema's own sentence ("Enter a valid email address.") on the form.
+    // A validation failure reads as sentences on the form ("Enter a name", "Pick at least one scope").
+    if (err.issues && err.issues.length > 0) return invalidResult(err.issues, labels, err.code, err.param);
     const fields = err.fields ?? (err.param ? { [err.param]: err.message } : {});
-    const message = err.fields ? (Object.values(err.fields)[0] ?? err.message) : err.message;
-    return { ok: false, error: { code: err.code, message, param: err.param, fields } };
+    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields } };
   }
   const reference = `act_${Date.now().toString(36)}`;
   log.error("console action failed", { reference, ...errorFields(err) });
@@ -73,6 +80,8 @@ export function splitInput(op: AnyOperation, value: unknown, orgId: string | nul
 interface RunOptions<T, R> {
   /** Session operations that need no organization (create one, accept an invitation, password). */
   withoutOrganization?: boolean;
+  /** Words for fields whose key is not what the form calls them (errors read "Enter a domain name"). */
+  labels?: FieldLabels;
   /** Reshapes the operation's data for the form. */
   then?: (data: T, ctx: ConsoleContext | SignedInUser) => Promise<R> | R;
 }
@@ -100,6 +109,6 @@ export async function runAction<O extends AnyOperation, R = OperationOutput<O>>(
     return { ok: true, data: options.then ? await options.then(data, ctx) : (data as unknown as R) };
   } catch (err) {
     if (isNextSignal(err)) throw err;
-    return actionError(err);
+    return actionError(err, options.labels);
   }
 }

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 /**
  * The one error family of the API. Every failure leaves as `{error: {type, code, message, param}}`
  * with the status fixed by its code; clients branch on `code`, never on `message`.
@@ -41,6 +42,8 @@ export class ApiError extends Error {
   replayed = false;
   /** Validation failures: every field's first message, keyed like `param` (forms show them; the envelope does not). */
   fields: Record<string, string> | null = null;
+  /** The validation issues themselves (values removed), so a surface can word them its own way (lib/core/issues.ts). */
+  issues: readonly z.core.$ZodIssue[] | null = null;
 
   constructor(
     readonly code: ErrorCode,

@@ -42,6 +42,7 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
   if (!parsed.success) {
     const err = issueToError(parsed.error.issues[0], prefix);
     err.fields = fieldErrors(parsed.error.issues, prefix);
+    err.issues = parsed.error.issues.map(withoutInput);
     throw err;
   }
   return parsed.data;
@@ -143,4 +144,49 @@ export function humanMessage(issue: Issue, fieldLabel: FieldLabel): string {
     case "custom":
       return issue.message;
   }
+}
+
+/** An issue without the offending value (it may be a password); `input` kept only as missing or not. */
+export function withoutInput(issue: Issue): Issue {
+  if (!("input" in issue)) return issue;
+  const { input, ...rest } = issue;
+  return { ...rest, input: input === undefined || input === null ? input : "[value]" } as Issue;
+}
+
+/** Words for field names that are not plain English once split (`url` → URL, `to` → recipient). */
+const FIELD_WORDS: Record<string, FieldLabel> = {
+  url: "URL",
+  email: "email address",
+  to: { one: "recipient" },
+  cc: { one: "Cc recipient" },
+  bcc: { one: "Bcc recipient" },
+  text: "message",
+  allowedIps: { one: "IP address or range", many: "IP addresses or ranges" },
+  inboxIds: { one: "inbox" },
+  events: { one: "event type" },
+  scopes: { one: "scope" },
+};
+
+/** The words for a field key (`allowedIps[1]` → "IP address or range", `displayName` → "display name"). */
+export function fieldLabelOf(key: string): FieldLabel {
+  const name = key.replace(/\[\d+\]/g, "").split(".").pop() ?? key;
+  return FIELD_WORDS[name] ?? (name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/\bIds?\b/g, (m) => m.toLowerCase()).toLowerCase() || "value");
+}
+
+/** zod's own wording (en locale), which forms replace; a message a schema wrote itself is kept. */
+const ZOD_DEFAULT = /^(Invalid\b|Too (small|big)\b|Unrecognized key)/;
+
+/**
+ * Every field's first problem as a sentence for forms ("Enter a name", "Use 80 characters or
+ * fewer", "Pick at least one scope"), keyed like `param`; `labels` names fields a form calls
+ * something else (`{ name: "domain name" }`).
+ */
+export function humanFieldErrors(issues: readonly Issue[], labels: Record<string, FieldLabel> = {}, prefix: string | null = null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of issues) {
+    const key = issueParam(issue, prefix) ?? "_";
+    const name = key.replace(/\[\d+\]/g, "");
+    out[key] ??= ZOD_DEFAULT.test(issue.message) || issue.code === "unrecognized_keys" ? humanMessage(issue, labels[name] ?? fieldLabelOf(key)) : issue.message;
+  }
+  return out;
 }

@@ -5,6 +5,8 @@ import { createKeyAction, revokeKeyAction } from "@/lib/console/actions/api-keys
 import { BUNDLES, type Scope, SCOPES } from "@/lib/auth/scopes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction } from "../form";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, OnceSecret } from "./shared";
+import { inputRules } from "@/components/console/contract-input";
+import { createApiKeyBody } from "@/lib/api-keys/contracts";
 
 const FIELDS = ["name", "scopes", "allowedIps", "inboxIds", "environment"];
 const BUNDLE_SCOPES = SCOPES.filter((s) => BUNDLES[s]);
@@ -89,7 +91,7 @@ export function CreateKeyForm({ inboxes }: { inboxes: { id: string; address: str
         }}
       >
         <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
-          <Field label="Name" name="name" autoComplete="off" required placeholder="ci-deploy" error={create.fieldError("name")} />
+          <Field label="Name" name="name" {...inputRules(createApiKeyBody, "name")} autoComplete="off" placeholder="ci-deploy" error={create.fieldError("name")} />
           <Select label="Environment" name="environment" defaultValue="live" error={create.fieldError("environment")}>
             <option value="live">live</option>
             <option value="test">test</option>

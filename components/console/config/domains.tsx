@@ -7,6 +7,8 @@ import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Details, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { LiveMessage } from "./shared";
+import { inputRules } from "@/components/console/contract-input";
+import { createDomain } from "@/lib/domains/contracts";
 
 const PURPOSE: Record<Domain["records"][number]["purpose"], string> = { mx: "MX", spf: "SPF", dkim: "DKIM", dmarc: "DMARC" };
 
@@ -16,7 +18,7 @@ export function AddDomainForm() {
   const add = useActionForm(addDomainAction, { refresh: false, onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`) });
   return (
     <form {...add.formProps} aria-label="Add a domain" className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-end">
-      <Field label="Domain name" name="name" placeholder="agents.example.com" autoComplete="off" required error={add.fieldError("name")} hint="A domain or subdomain you control; you will publish four DNS records." />
+      <Field label="Domain name" name="name" {...inputRules(createDomain.body, "name")} placeholder="agents.example.com" autoComplete="off" error={add.fieldError("name")} hint="A domain or subdomain you control; you will publish four DNS records." />
       <Button pending={add.isPending}>Add domain</Button>
       <div className="sm:col-span-2">
         <FormError failure={add.failure && !add.failure.fields.name ? add.failure : null} />

@@ -14,6 +14,8 @@ import {
   webhookStateAction,
 } from "@/lib/console/actions/webhooks";
 import type { ActionResult } from "@/lib/console/action";
+import { inputRules } from "@/components/console/contract-input";
+import { createWebhook } from "@/lib/webhooks/contracts";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Badge, Details, EmptyState, ErrorNotice, Mono, StatusBadge, Table, Td, Time } from "../ui";
@@ -72,15 +74,15 @@ export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[
           <Field
             label="Endpoint URL"
             name="url"
+            {...inputRules(createWebhook.body, "url")}
             type="url"
             inputMode="url"
             autoComplete="off"
-            required
             placeholder="https://example.com/hooks/svc"
             hint="HTTPS on a public address."
             error={create.fieldError("url")}
           />
-          <Field label="Label" name="label" autoComplete="off" placeholder="production" hint="Optional." error={create.fieldError("label")} />
+          <Field label="Label" name="label" {...inputRules(createWebhook.body, "label")} autoComplete="off" placeholder="production" hint="Optional." error={create.fieldError("label")} />
         </div>
 
         <fieldset className="space-y-2" aria-describedby={eventErrors.length > 0 ? `${uid}-events-error` : undefined}>

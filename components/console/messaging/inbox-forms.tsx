@@ -6,6 +6,9 @@ import { useRef, useState } from "react";
 import { createInboxAction, deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/lib/console/actions/inboxes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction, useActionForm } from "../form";
 import { errorFor, formLevel } from "./errors";
+import { inputRules } from "@/components/console/contract-input";
+import { createInboxBody } from "@/lib/inboxes/contracts";
+import { sendMessageBody } from "@/lib/messages/contracts";
 
 /** A domain the create form offers. */
 export interface DomainOption {
@@ -38,7 +41,7 @@ export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
         create.formProps.onSubmit(e);
       }}
     >
-      <Field label="Local part" name="localPart" autoComplete="off" placeholder="support" required error={errorFor(failure, "localPart", "address")} />
+      <Field label="Local part" name="localPart" maxLength={64} required autoComplete="off" placeholder="support" error={errorFor(failure, "localPart", "address")} />
       <span aria-hidden className="hidden pt-8 text-lg text-zinc-600 md:block dark:text-zinc-400">
         @
       </span>
@@ -50,7 +53,7 @@ export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
         ))}
       </Select>
       <div className="md:col-span-3">
-        <Field label="Display name" name="displayName" hint="Optional. Shown as the sender's name." error={errorFor(failure, "displayName")} />
+        <Field label="Display name" name="displayName" {...inputRules(createInboxBody, "displayName")} hint="Optional. Shown as the sender's name." error={errorFor(failure, "displayName")} />
       </div>
       <div className="flex flex-wrap items-center gap-3 md:col-span-3" aria-live="polite">
         <Button pending={create.isPending}>Create inbox</Button>
@@ -86,8 +89,8 @@ export function InboxSettingsForm({ inbox }: { inbox: InboxSettings }) {
         update.mutate({ inboxId: inbox.id, displayName: values.displayName ?? null, agent: values.agent ?? null, mode: values.mode, status: values.status });
       }}
     >
-      <Field label="Display name" name="displayName" defaultValue={inbox.displayName ?? ""} hint="Leave empty for none." error={errorFor(failure, "displayName")} />
-      <Field label="Agent" name="agent" defaultValue={inbox.agent ?? ""} hint="Optional name of the agent that handles this inbox." error={errorFor(failure, "agent")} />
+      <Field label="Display name" name="displayName" {...inputRules(createInboxBody, "displayName")} defaultValue={inbox.displayName ?? ""} hint="Leave empty for none." error={errorFor(failure, "displayName")} />
+      <Field label="Agent" name="agent" {...inputRules(createInboxBody, "agent")} defaultValue={inbox.agent ?? ""} hint="Optional name of the agent that handles this inbox." error={errorFor(failure, "agent")} />
       <Select label="Mode" name="mode" defaultValue={inbox.mode} error={errorFor(failure, "mode")}>
         <option value="agent">agent</option>
         <option value="human">human</option>
@@ -208,8 +211,8 @@ export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }
         hint="One address, or several separated by commas."
         error={missingTo ? "Give at least one recipient." : errorFor(failure, "to", "cc", "bcc")}
       />
-      <Field label="Subject" name="subject" autoComplete="off" error={errorFor(failure, "subject")} />
-      <TextArea label="Message" name="text" rows={6} error={errorFor(failure, "text")} />
+      <Field label="Subject" name="subject" {...inputRules(sendMessageBody, "subject")} autoComplete="off" error={errorFor(failure, "subject")} />
+      <TextArea label="Message" name="text" {...inputRules(sendMessageBody, "text")} rows={6} error={errorFor(failure, "text")} />
       <div className="flex flex-wrap items-center gap-3">
         <Button pending={send.isPending}>Send</Button>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">From {from}</span>

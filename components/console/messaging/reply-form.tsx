@@ -5,6 +5,8 @@ import { useRef, useState } from "react";
 import { replyAction } from "@/lib/console/actions/threads";
 import { Button, FormError, formValues, TextArea, useAction } from "../form";
 import { errorFor, formLevel } from "./errors";
+import { inputRules } from "@/components/console/contract-input";
+import { replyInThread } from "@/lib/messages/contracts";
 
 type Replied = Extract<Awaited<ReturnType<typeof replyAction>>, { ok: true }>["data"];
 
@@ -30,7 +32,7 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
         reply.mutate({ threadId, text: formValues(e.currentTarget).text ?? "" });
       }}
     >
-      <TextArea label="Reply" name="text" rows={5} hint={`From ${from} to ${to}.`} error={errorFor(reply.failure, "text")} />
+      <TextArea label="Reply" name="text" {...inputRules(replyInThread.body, "text")} rows={5} hint={`From ${from} to ${to}.`} error={errorFor(reply.failure, "text")} />
       <div className="flex flex-wrap items-center gap-3" aria-live="polite">
         <Button pending={reply.isPending}>Send reply</Button>
         {replied && replied.status !== "failed" ? (

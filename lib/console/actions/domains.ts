@@ -5,7 +5,7 @@ import { createDomain, deleteDomain, verifyDomain } from "@/lib/domains/operatio
 
 /** Adds a domain (pending) and returns it with the DNS records to publish. */
 export async function addDomainAction(input: unknown) {
-  return runAction(createDomain, input);
+  return runAction(createDomain, input, { labels: { name: "domain name" } });
 }
 
 /** Looks the domain's records up in DNS now; the result carries per-record statuses. */

@@ -26,6 +26,7 @@ export async function switchOrganization(orgId: string): Promise<ActionResult> {
 export async function createOrganizationAction(input: unknown): Promise<ActionResult<{ id: string }>> {
   return runAction(createOrganization, input, {
     withoutOrganization: true,
+    labels: { name: "organization name" },
     then: async ({ organization }) => {
       if (!organization.id) throw new Error("a new organization without an id");
       await rememberOrganization(organization.id);
