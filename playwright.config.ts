@@ -27,7 +27,16 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "chromium", testIgnore: /phone\.spec\.ts/, use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // Phone width (390×844) after the desktop journey, whose owner and data it uses.
+    {
+      name: "phone",
+      testMatch: /phone\.spec\.ts/,
+      dependencies: ["chromium"],
+      use: { ...devices["Desktop Chrome"], channel: undefined, viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true },
+    },
+  ],
   webServer: {
     command: "npx tsx server.ts",
     url: `${baseURL}/healthz`,

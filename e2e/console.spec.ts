@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { SHARED_DOMAIN } from "./env";
-import { expectAccessible, linkIn, openPage, waitForEmailTo } from "./helpers";
+import { expectAccessible, linkIn, openPage, OWNER, signIn, waitForEmailTo } from "./helpers";
 
 /**
  * The operator's whole journey on a fresh install, in order: sign up, create the organization,
@@ -12,7 +12,6 @@ import { expectAccessible, linkIn, openPage, waitForEmailTo } from "./helpers";
  */
 test.describe.configure({ mode: "serial" });
 
-const OWNER = { name: "Olive Owner", email: "owner@example.com", password: "owner password 123" };
 const MEMBER = { name: "Max Member", email: "member@example.com", password: "member password 123" };
 const ORG = "Acme Robots";
 const suffix = Date.now().toString(36);
@@ -23,8 +22,11 @@ test("owner: sign up, organization, API key, inboxes, conversation, webhook, inv
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
 
   await test.step("sign up as the first user and create the first organization", async () => {
+    // A fresh install has no account to sign in to: the first visit lands on sign-up.
     await page.goto("/");
-    await expect(page).toHaveURL(/\/sign-in/);
+    await expect(page).toHaveURL(/\/sign-up/);
+    await expect(page.getByRole("heading", { name: "Create your account" })).toBeVisible();
+    await page.goto("/sign-in");
     await expectAccessible(page, "sign-in");
     await page.getByRole("link", { name: "Create an account" }).click();
     await expect(page.getByRole("heading", { name: "Create your account" })).toBeVisible();
@@ -343,4 +345,28 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
     await page.getByRole("button", { name: "Create organization" }).click();
     await expect(page.getByText("Enter an organization name", { exact: true })).toBeVisible();
   });
+});
+
+test("small truths: branded 404 with status 404, a favicon, an inbox lists its messages, local times", async ({ page }) => {
+  await signIn(page);
+  const unknown = await page.goto("/messages/01930000-0000-7000-8000-000000000000");
+  expect(unknown?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Nothing here" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+  await expectAccessible(page, "not found");
+  expect((await page.goto("/inboxes/not-an-id"))?.status()).toBe(404);
+  expect((await page.goto("/no-such-page"))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Nothing here" })).toBeVisible();
+  const icon = await page.request.get("/icon.svg");
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+
+  await page.goto("/inboxes");
+  await page.getByRole("link", { name: new RegExp(`${ALICE}@`) }).click();
+  const recent = page.getByRole("table", { name: /Recent messages of/ });
+  await expect(recent.getByRole("link", { name: /Hello Bob/ }).first()).toBeVisible();
+  // Times are relative in the viewer's zone, the absolute time (with UTC) on hover.
+  const time = recent.locator("time").first();
+  await expect(time).toHaveText(/ago|just now|now/);
+  await expect(time).toHaveAttribute("title", /UTC/);
 });

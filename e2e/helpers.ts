@@ -4,6 +4,20 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
 import { OUTBOX_DIR } from "./env";
 
+/** The first user of the install (console.spec.ts signs them up; later specs sign in as them). */
+export const OWNER = { name: "Olive Owner", email: "owner@example.com", password: "owner password 123" };
+
+/** Signs in with the password form and waits for the console. */
+export async function signIn(page: Page, account: { email: string; password: string } = OWNER): Promise<void> {
+  await page.goto("/sign-in");
+  const form = page.getByRole("form", { name: "Sign in with password" });
+  await form.getByLabel("Email").fill(account.email);
+  await form.getByLabel("Password").fill(account.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("main")).toBeVisible();
+  await expect(page).not.toHaveURL(/\/sign-in/);
+}
+
 /** Opens a console page from the sidebar. */
 export async function openPage(page: Page, name: string): Promise<void> {
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true }).click();

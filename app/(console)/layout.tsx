@@ -3,6 +3,7 @@ import { Nav, type NavItem } from "@/components/console/nav";
 import { OrgProvider } from "@/components/console/org-context";
 import { OrgSwitcher } from "@/components/console/org-switcher";
 import { Providers } from "@/components/console/providers";
+import { Sidebar } from "@/components/console/sidebar";
 import { getConsole } from "@/lib/console/context";
 import type { Permission } from "@/lib/auth/roles";
 import { signOutAction } from "@/lib/console/actions/organizations";
@@ -31,8 +32,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         Skip to content
       </a>
       <div className="flex min-h-screen flex-col md:flex-row">
-        <aside className="w-full shrink-0 space-y-6 border-b border-zinc-200 bg-zinc-50 p-4 md:w-60 md:border-r md:border-b-0 dark:border-zinc-800 dark:bg-zinc-900">
-          <p className="text-lg font-semibold tracking-tight">svc console</p>
+        <Sidebar brand={<p className="text-lg font-semibold tracking-tight">svc console</p>}>
           <OrgSwitcher current={ctx.org.id} organizations={ctx.organizations.map((o) => ({ id: o.id, name: o.name, role: o.role }))} />
           <Nav items={NAV.filter((item) => ctx.can(item.needs)).map(({ href, label }) => ({ href, label }))} />
           <div className="border-t border-zinc-200 pt-4 text-sm dark:border-zinc-800">
@@ -46,8 +46,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
               </button>
             </form>
           </div>
-        </aside>
-        <main id="main" className="min-w-0 flex-1 p-6 md:p-8">
+        </Sidebar>
+        <main id="main" className="min-w-0 flex-1 p-4 sm:p-6 md:p-8">
           <OrgProvider orgId={ctx.org.id}>{children}</OrgProvider>
         </main>
       </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
 import { cx } from "./ui";
 
@@ -28,6 +28,7 @@ export function Nav({ items }: { items: NavItem[] }) {
                 )}
               >
                 {item.label}
+                <Pending />
               </Link>
             </li>
           );
@@ -35,4 +36,10 @@ export function Nav({ items }: { items: NavItem[] }) {
       </ul>
     </nav>
   );
+}
+
+/** A spinner beside the link being opened while its page loads (the console has no loading screens, so a missing id answers 404). */
+function Pending() {
+  const { pending } = useLinkStatus();
+  return pending ? <span role="status" aria-label="Loading" className="ml-2 inline-block size-3 animate-spin rounded-full border-2 border-current border-t-transparent align-middle" /> : null;
 }

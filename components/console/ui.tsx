@@ -1,5 +1,6 @@
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { type ReactNode, useId } from "react";
+import { LocalTime } from "./local-time";
 import { DELIVERY_STATUS_LABELS, type DeliveryStatus } from "@/lib/messages/delivery-status";
 
 /**
@@ -38,12 +39,25 @@ export function Card({ title, actions, children, className }: { title?: ReactNod
 }
 
 /** A table with a header row; pass `<tr>` rows as children. */
+/**
+ * A data table; below the `md` breakpoint every row becomes a stacked card whose cells carry their
+ * column's name (a scoped rule per column: `td:nth-child(n)::before`), so a phone never squeezes
+ * columns to one character per line.
+ */
 export function Table({ head, children, caption }: { head: ReactNode[]; children: ReactNode; caption?: string }) {
+  const scope = useId().replace(/[^a-zA-Z0-9_-]/g, "");
+  const labels = head
+    .map((h, i) => (typeof h === "string" && h !== "" ? `[data-cards="${scope}"] td:nth-child(${i + 1})::before{content:${JSON.stringify(h).replace(/</g, "\\3c ")}}` : ""))
+    .join("");
   return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-      <table className="min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
+    <div className="overflow-x-auto rounded-lg border border-zinc-200 max-md:border-0 dark:border-zinc-800">
+      {labels ? <style>{`@media (width < 48rem){${labels}}`}</style> : null}
+      <table
+        data-cards={scope}
+        className="min-w-full divide-y divide-zinc-200 text-sm max-md:block max-md:divide-y-0 dark:divide-zinc-800 max-md:[&_tbody]:block max-md:[&_tbody]:space-y-3 max-md:[&_tbody]:divide-y-0 max-md:[&_td]:flex max-md:[&_td]:gap-3 max-md:[&_td]:px-3 max-md:[&_td]:py-1 max-md:[&_td]:before:w-24 max-md:[&_td]:before:shrink-0 max-md:[&_td]:before:text-xs max-md:[&_td]:before:font-semibold max-md:[&_td]:before:text-zinc-600 max-md:[&_td]:before:uppercase dark:max-md:[&_td]:before:text-zinc-300 max-md:[&_tr]:block max-md:[&_tr]:rounded-lg max-md:[&_tr]:border max-md:[&_tr]:border-zinc-200 max-md:[&_tr]:py-2 dark:max-md:[&_tr]:border-zinc-800"
+      >
         {caption ? <caption className="sr-only">{caption}</caption> : null}
-        <thead className="bg-zinc-50 dark:bg-zinc-900">
+        <thead className="bg-zinc-50 max-md:sr-only dark:bg-zinc-900">
           <tr>
             {head.map((h, i) => (
               <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-300">
@@ -149,16 +163,10 @@ export function ErrorNotice({ children }: { children: ReactNode }) {
   );
 }
 
-/** A timestamp shown in UTC with the full ISO value on hover. */
+/** A timestamp in the viewer's zone, relative while recent, the absolute time on hover (`LocalTime`). */
 export function Time({ value }: { value: string | Date | null | undefined }) {
   if (!value) return <span className="text-zinc-600 dark:text-zinc-400">—</span>;
-  const d = typeof value === "string" ? new Date(value) : value;
-  const iso = d.toISOString();
-  return (
-    <time dateTime={iso} title={iso} className="whitespace-nowrap tabular-nums">
-      {iso.slice(0, 16).replace("T", " ")}
-    </time>
-  );
+  return <LocalTime iso={(typeof value === "string" ? new Date(value) : value).toISOString()} />;
 }
 
 /** Newer/older links for keyset-paginated lists (the cursor lives in the URL). */

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/db";
 import type { Role } from "@/db/schema";
-import { type ConsoleUser, getUser } from "@/lib/account/users";
+import { type ConsoleUser, getUser, isFreshInstall } from "@/lib/account/users";
 import type { Principal } from "@/lib/auth/principal";
 import { can, consolePrincipal, type Permission } from "@/lib/auth/roles";
 import type { Actor, SessionCaller } from "@/lib/core/actor";
@@ -49,11 +49,12 @@ const bind =
   async (op, input) =>
     (await invoke(op, actor, input ?? {})).data;
 
-/** The signed-in user, or a redirect to sign-in. Pages without an organization use this. */
+/** The signed-in user, or a redirect to sign-in (sign-up on a fresh install). Pages without an organization use this. */
 export const requireUser = cache(async (): Promise<SignedInUser> => {
   const session = await auth();
   const userId = session?.user?.id;
-  if (!userId) redirect("/sign-in");
+  // A fresh install has no account to sign in to: its first visitor creates one.
+  if (!userId) redirect((await isFreshInstall(await getDb())) ? "/sign-up" : "/sign-in");
   const user = await getUser(await getDb(), userId);
   if (!user) redirect("/sign-in");
   const ip = readClientIp(await headers());

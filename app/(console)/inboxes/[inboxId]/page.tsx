@@ -2,13 +2,18 @@ import Link from "next/link";
 import { CopyButton } from "@/components/console/copy-button";
 import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/console/messaging/inbox-forms";
 import { readOne } from "@/lib/console/pages";
-import { Badge, Card, Details, Mono, NoAccess, PageHeader, StatusBadge, Time } from "@/components/console/ui";
+import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
+import { Badge, Card, DeliveryStatusBadge, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
+import { listMessages } from "@/lib/messages/operations";
 
 export const metadata = { title: "Inbox — svc console" };
 
-/** One inbox: its details, a compose form, its settings and delete. */
+/** How many of the inbox's newest messages its page lists. */
+const RECENT = 10;
+
+/** One inbox: its details, its recent messages, a compose form, its settings and delete. */
 export default async function InboxPage({ params }: { params: Promise<{ inboxId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("inboxes:read")) {
@@ -17,6 +22,7 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
   const { inboxId } = await params;
   const { inbox } = await readOne(inboxId, (id) => ctx.invoke(getInbox, { params: { inboxId: id } }));
   const deleted = inbox.status === "deleted";
+  const recent = ctx.can("messages:read") ? (await ctx.invoke(listMessages, { query: { inboxId: inbox.id, limit: RECENT } })).messages : null;
   return (
     <>
       <PageHeader
@@ -52,6 +58,41 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
             ]}
           />
         </Card>
+
+        {recent ? (
+          <Card title="Recent messages">
+            {recent.length === 0 ? (
+              <EmptyState title="No messages yet" description="Messages this inbox sends or receives appear here." />
+            ) : (
+              <>
+                <Table head={["Subject", "Status", "From", "To", "Created"]} caption={`Recent messages of ${inbox.address}`}>
+                  {recent.map((m) => (
+                    <tr key={m.id}>
+                      <Td className="max-w-xs">
+                        <Link className="link break-words" href={`/messages/${m.id}`}>
+                          {subjectOf(m.subject)}
+                        </Link>
+                      </Td>
+                      <Td>
+                        <DeliveryStatusBadge status={m.deliveryStatus} />
+                      </Td>
+                      <Td className="break-all">{formatSender(m.from)}</Td>
+                      <Td className="break-all">{formatAddresses(m.to)}</Td>
+                      <Td>
+                        <Time value={m.createdAt} />
+                      </Td>
+                    </tr>
+                  ))}
+                </Table>
+                <p className="mt-3 text-sm">
+                  <Link className="link" href={`/messages?inboxId=${inbox.id}`}>
+                    All messages of this inbox
+                  </Link>
+                </p>
+              </>
+            )}
+          </Card>
+        ) : null}
 
         {ctx.can("messages:send") ? (
           <Card title="Send a message">

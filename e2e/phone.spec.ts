@@ -1,0 +1,62 @@
+import { expect, type Page, test } from "@playwright/test";
+import { expectAccessible, signIn } from "./helpers";
+
+/**
+ * The console at phone width (390×844, the `phone` project; runs after the desktop journey, whose
+ * owner and messages it signs in to): the navigation collapses behind a Menu button, lists become
+ * stacked cards, the newest message is on the first screen, nothing scrolls sideways, and every
+ * page passes axe.
+ */
+
+async function expectNoSidewaysScroll(page: Page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(390);
+}
+
+test("phone width: collapsible navigation, stacked cards, the newest message on the first screen, accessible", async ({ page }) => {
+  await signIn(page);
+  const nav = page.getByRole("navigation", { name: "Console" });
+  const menu = page.getByRole("button", { name: "Menu" });
+  await expect(menu).toBeVisible();
+  await expect(nav).toBeHidden();
+  await expectAccessible(page, "overview (phone)");
+  await expectNoSidewaysScroll(page);
+
+  await menu.click();
+  await expect(nav).toBeVisible();
+  await nav.getByRole("link", { name: "Messages", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Messages", level: 1 })).toBeVisible();
+  await expect(nav).toBeHidden();
+
+  const firstRow = page.locator("table[data-cards] tbody tr").first();
+  await expect(firstRow).toBeVisible();
+  expect(await firstRow.evaluate((tr) => getComputedStyle(tr).display)).toBe("block");
+  const box = await firstRow.boundingBox();
+  expect(box && box.y + Math.min(box.height, 120)).toBeLessThanOrEqual(844);
+  await expectNoSidewaysScroll(page);
+  await expectAccessible(page, "messages (phone)");
+
+  for (const [name, heading] of [
+    ["Inboxes", "Inboxes"],
+    ["Threads", "Threads"],
+    ["API keys", "API keys"],
+    ["Webhooks", "Webhooks"],
+    ["Domains", "Domains"],
+    ["Events", "Events"],
+    ["Audit log", "Audit log"],
+    ["Members", "Members"],
+    ["Settings", "Settings"],
+  ] as const) {
+    await page.getByRole("button", { name: "Menu" }).click();
+    await nav.getByRole("link", { name, exact: true }).click();
+    await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+    await expectNoSidewaysScroll(page);
+    await expectAccessible(page, `${name} (phone)`);
+  }
+
+  await page.goto("/messages");
+  await page.locator("table[data-cards] tbody tr").first().getByRole("link").first().click();
+  await expect(page.getByTestId("delivery-status").first()).toBeVisible();
+  await expectNoSidewaysScroll(page);
+  await expectAccessible(page, "message (phone)");
+});
