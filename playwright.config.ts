@@ -28,12 +28,14 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "chromium", testIgnore: /phone\.spec\.ts/, use: { ...devices["Desktop Chrome"], channel: undefined } },
-    // Phone width (390×844) after the desktop journey, whose owner and data it uses.
+    // The first run of the fresh install: the owner, the organization, a key, inboxes and a message.
+    { name: "setup", testMatch: /\.setup\.ts$/, use: { ...devices["Desktop Chrome"], channel: undefined } },
+    { name: "chromium", testIgnore: /phone\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // Phone width (390×844), signed in as the setup's owner.
     {
       name: "phone",
       testMatch: /phone\.spec\.ts/,
-      dependencies: ["chromium"],
+      dependencies: ["setup"],
       use: { ...devices["Desktop Chrome"], channel: undefined, viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true },
     },
   ],

@@ -1,11 +1,43 @@
 import fs from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page } from "@playwright/test";
-import { OUTBOX_DIR } from "./env";
+import { type APIRequestContext, expect, type Page } from "@playwright/test";
+import { E2E_DIR, OUTBOX_DIR, SHARED_DOMAIN } from "./env";
 
-/** The first user of the install (console.spec.ts signs them up; later specs sign in as them). */
+/** The first user of the install (owner.setup.ts signs them up; later specs sign in as them). */
 export const OWNER = { name: "Olive Owner", email: "owner@example.com", password: "owner password 123" };
+/** The owner's first organization and the two inboxes (with one message from Alice to Bob) that the setup creates. */
+export const ORG = "Acme Robots";
+export const ALICE = "alice";
+export const BOB = "bob";
+export const HELLO_SUBJECT = "Hello Bob";
+
+/** The owner's signed-in browser state (cookies), saved by the setup for `test.use({ storageState })`. */
+export const OWNER_STATE = path.join(E2E_DIR, "owner-state.json");
+const OWNER_KEY_FILE = path.join(E2E_DIR, "owner-key.txt");
+
+export function saveOwnerKey(secret: string): void {
+  fs.writeFileSync(OWNER_KEY_FILE, secret, { mode: 0o600 });
+}
+
+/** The owner's admin API key (created in the console by the setup), as request headers. */
+export function ownerAuth(): Record<string, string> {
+  return { Authorization: `Bearer ${fs.readFileSync(OWNER_KEY_FILE, "utf8").trim()}` };
+}
+
+/** Creates `local@svc.localhost` through the API with the owner's key. */
+export async function createInbox(request: APIRequestContext, local: string): Promise<{ id: string; address: string }> {
+  const res = await request.post("/v1/inboxes", { headers: ownerAuth(), data: { address: `${local}@${SHARED_DOMAIN}` } });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()).inbox;
+}
+
+/** Sends a plain-text email through the API with the owner's key; returns the message id. */
+export async function sendEmail(request: APIRequestContext, message: { inboxId: string; to: string; subject: string; text: string }): Promise<string> {
+  const res = await request.post("/v1/messages", { headers: ownerAuth(), data: message });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()).id;
+}
 
 /** Signs in with the password form and waits for the console. */
 export async function signIn(page: Page, account: { email: string; password: string } = OWNER): Promise<void> {

@@ -1,9 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
-import { expectAccessible, signIn } from "./helpers";
+import { expectAccessible, OWNER_STATE } from "./helpers";
 
 /**
- * The console at phone width (390×844, the `phone` project; runs after the desktop journey, whose
- * owner and messages it signs in to): the navigation collapses behind a Menu button, lists become
+ * The console at phone width (390×844, the `phone` project; signed in as the owner the `setup`
+ * project created, with its inboxes and message): the navigation collapses behind a Menu button, lists become
  * stacked cards, the newest message is on the first screen, nothing scrolls sideways, and every
  * page passes axe.
  */
@@ -13,8 +13,10 @@ async function expectNoSidewaysScroll(page: Page) {
   expect(width).toBeLessThanOrEqual(390);
 }
 
+test.use({ storageState: OWNER_STATE });
+
 test("phone width: collapsible navigation, stacked cards, the newest message on the first screen, accessible", async ({ page }) => {
-  await signIn(page);
+  await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Console" });
   const menu = page.getByRole("button", { name: "Menu" });
   await expect(menu).toBeVisible();
