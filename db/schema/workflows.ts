@@ -61,10 +61,14 @@ export interface WfWait {
   kind: "sleep" | "event" | "invoke";
   /** Hashed id of the step that receives the outcome. */
   stepId: string;
+  /** The step's name, as the function gave it. */
+  name?: string;
   event?: string;
   expression?: string | null;
   /** For `invoke`: the child run. */
   childRunId?: string;
+  /** When the sleep ends or the wait/invoke times out (ISO time). */
+  until?: string;
 }
 
 export interface WfStepRecord {
@@ -101,7 +105,15 @@ export const wfRuns = pgTable(
     stepAttempts: jsonb().$type<Record<string, number>>().notNull().default({}),
     /** Operator view of what happened, step by step. */
     history: jsonb().$type<WfStepRecord[]>().notNull().default([]),
+    /** The first of `waits` (what the run is shown waiting for). */
     wait: jsonb().$type<WfWait>(),
+    /**
+     * Every sleep, wait and invoke the run awaits at once (null: none). They stay here while the
+     * run executes, so an event or a child's end that arrives meanwhile is not lost.
+     */
+    waits: jsonb().$type<WfWait[]>(),
+    /** Outcomes of `waits` that arrived and that no worker has memoized yet (hashed step id → outcome). */
+    resolved: jsonb().$type<Record<string, unknown>>(),
     /** When the run is next due (queued now, a sleep's end, a retry's backoff, a wait's timeout). */
     dueAt: tstz().notNull().default(sql`now()`),
     /** A worker's claim: until this time no other worker takes the run. */
@@ -135,6 +147,9 @@ export const wfRuns = pgTable(
     index("wf_runs_created_idx").on(t.createdAt, t.id),
     index("wf_runs_waiting_idx").on(t.status, t.functionId),
     uniqueIndex("wf_runs_idempotency_key").on(t.functionId, t.idempotencyKey),
+    index("wf_runs_waits_idx")
+      .on(t.functionId)
+      .where(sql`${t.waits} is not null`),
     index("wf_runs_rate_idx")
       .on(t.functionId, t.rateKey, t.createdAt)
       .where(sql`${t.rateKey} is not null`),

@@ -17,7 +17,8 @@ import {
   nextDueAt,
   releaseRuns,
   renewLease,
-  resumeWithStep,
+  resolveWait,
+  invokingParent,
   type RunRow,
   type Throttle,
   throttleOf,
@@ -83,11 +84,19 @@ interface State {
   attempt: number;
   retryStep: string | null;
   lease: Date;
+  /** Sleeps, waits and invokes awaited at once, pending (saved with every write). */
+  waits: WfWait[];
+  /** Keys of the run's `resolved` outcomes memoized here, removed from it by the next save. */
+  consumed: string[];
+  /** Invokes reported but whose child is not started yet (see `startInvokes`), by step id. */
+  invoking: Map<string, { functionId: string; payload: { data?: Record<string, unknown>; v?: string } }>;
 }
 
 type Outcome =
   | { kind: "continue" }
-  | { kind: "park"; status: "queued" | "sleeping" | "waiting"; dueInMs: number; wait: WfWait | null }
+  /** Back to the queue (a retry, the call budget), or parked on `state.waits` (`awaiting`). */
+  | { kind: "park"; status: "queued"; dueInMs: number }
+  | { kind: "awaiting" }
   /** Already saved in its parked state (an invocation parks in the transaction that starts the child). */
   | { kind: "parked" }
   | { kind: "complete"; output: unknown }
@@ -262,17 +271,22 @@ export class Executor {
       attempt: run.attempt,
       retryStep: run.retryStep,
       lease: run.leaseUntil ?? new Date(),
+      waits: [...(run.waits ?? [])],
+      consumed: [],
+      invoking: new Map(),
     };
     if (!fn || fn.active !== "active") {
       await this.finish(run, state, { kind: "fail", error: { name: "FunctionNotFound", message: `Function ${run.functionId} is not registered.` } });
       return;
     }
-    // A sleep, wait or invoke whose time came: its step resolves with the timeout outcome.
-    if (run.wait) {
-      const timeout = run.wait.kind === "invoke" ? { error: { name: "InngestInvokeTimeoutError", message: "Timed out waiting for the invoked function." } } : { data: null };
-      state.steps[run.wait.stepId] = timeout;
-      state.stack.push(run.wait.stepId);
-      this.record(state, run.wait.stepId, run.wait.kind, run.wait.kind === "sleep" ? "completed" : "failed", run.wait.kind === "sleep" ? undefined : "timed out");
+    // Outcomes that arrived for its waits, then the sleeps, waits and invokes whose time came
+    // (as of the claim: the lease started then), which resolve with their timeout outcome.
+    this.absorb(state, run.resolved);
+    const claimedAt = (run.leaseUntil?.getTime() ?? Date.now()) - this.opts.leaseMs;
+    for (const wait of [...state.waits]) {
+      if (!wait.until || Date.parse(wait.until) > claimedAt) continue;
+      const timeout = wait.kind === "invoke" ? { error: { name: "InngestInvokeTimeoutError", message: "Timed out waiting for the invoked function." } } : { data: null };
+      this.settle(state, wait.stepId, wait.name ?? wait.kind, timeout, wait.kind === "sleep" ? "completed" : "failed", wait.kind === "sleep" ? undefined : "timed out");
     }
     for (let calls = 0; calls < this.opts.maxCallsPerClaim; calls++) {
       const outcome = await this.withHeartbeat(run, state, () => this.step(fn, run, state));
@@ -282,11 +296,31 @@ export class Executor {
       }
       if (!(await this.save(run, state, { status: "running" }))) return; // lease lost or cancelled
       if (signal?.aborted) {
-        await this.finish(run, state, { kind: "park", status: "queued", dueInMs: 0, wait: null });
+        await this.finish(run, state, { kind: "park", status: "queued", dueInMs: 0 });
         return;
       }
     }
-    await this.finish(run, state, { kind: "park", status: "queued", dueInMs: 0, wait: null });
+    await this.finish(run, state, { kind: "park", status: "queued", dueInMs: 0 });
+  }
+
+  /** Memoizes outcomes of the run's waits that arrived (`resolved`); the next save removes them. */
+  private absorb(state: State, resolved: Record<string, unknown> | null | undefined): void {
+    for (const [stepId, outcome] of Object.entries(resolved ?? {})) {
+      if (!state.consumed.includes(stepId)) state.consumed.push(stepId);
+      if (stepId in state.steps) continue;
+      const wait = state.waits.find((w) => w.stepId === stepId);
+      const name = wait?.name ?? wait?.kind ?? "wait";
+      const error = outcome && typeof outcome === "object" && "error" in outcome ? (outcome as { error: unknown }).error : undefined;
+      this.settle(state, stepId, name, outcome, error === undefined ? "completed" : "failed", error);
+    }
+  }
+
+  /** A pending wait's step gets its outcome and leaves the pending waits. */
+  private settle(state: State, stepId: string, name: string, outcome: unknown, status: WfStepRecord["status"], error?: unknown): void {
+    state.steps[stepId] = outcome;
+    if (!state.stack.includes(stepId)) state.stack.push(stepId);
+    state.waits = state.waits.filter((w) => w.stepId !== stepId);
+    this.record(state, stepId, name, status, error);
   }
 
   /**
@@ -342,20 +376,23 @@ export class Executor {
     this.record(state, "step", "function", "errored", error);
     state.attempt += 1;
     if (final || state.attempt >= run.maxAttempts) return { kind: "fail", error };
-    return { kind: "park", status: "queued", dueInMs: retryAfter ?? this.backoff(state.attempt), wait: null };
+    return { kind: "park", status: "queued", dueInMs: retryAfter ?? this.backoff(state.attempt) };
   }
 
   private async applyOps(fn: FunctionRow, run: RunRow, state: State, ops: Op[], retryAfter: number | null): Promise<Outcome> {
     const planned: Op[] = [];
-    let blocking: Op | null = null;
+    const blocking: Op[] = [];
+    let progressed = false;
     for (const op of ops) {
       switch (op.op) {
         case "Step":
         case "StepRun":
           this.memo(state, op, { data: op.data ?? null });
+          progressed = true;
           break;
         case "StepFailed":
           this.memo(state, op, { error: asError(op.error, "step failed") }, "failed");
+          progressed = true;
           break;
         case "StepError": {
           const attempts = (state.stepAttempts[op.id] ?? 0) + 1;
@@ -367,7 +404,7 @@ export class Executor {
             break;
           }
           state.retryStep = op.id;
-          return { kind: "park", status: "queued", dueInMs: retryAfter ?? this.backoff(attempts), wait: null };
+          return { kind: "park", status: "queued", dueInMs: retryAfter ?? this.backoff(attempts) };
         }
         case "StepPlanned":
           if (!(op.id in state.steps) && !planned.some((p) => p.id === op.id)) planned.push(op);
@@ -375,7 +412,7 @@ export class Executor {
         case "Sleep":
         case "WaitForEvent":
         case "InvokeFunction":
-          if (!blocking && !(op.id in state.steps)) blocking = op;
+          if (!(op.id in state.steps) && !blocking.some((b) => b.id === op.id)) blocking.push(op);
           break;
         case "RunComplete":
           return { kind: "complete", output: op.data ?? null };
@@ -383,50 +420,81 @@ export class Executor {
           return { kind: "fail", error: { name: "UnsupportedOperation", message: `The embedded executor does not support the ${op.op} step operation.` } };
       }
     }
+    // Sleeps, waits and invokes start when the SDK reports them, all of them at once (several
+    // awaited together park and resume together), even while planned steps still run.
+    progressed = this.startWaits(state, blocking) || progressed;
     // Planned steps (parallel groups, sendEvent) run one at a time, each by its own call.
-    if (planned.length > 0) {
-      state.retryStep = planned[0]?.id ?? null;
-      return { kind: "continue" };
-    }
-    if (blocking) return this.block(fn, run, state, blocking);
-    return { kind: "continue" };
+    if (planned.length > 0) state.retryStep = planned[0]?.id ?? null;
+    const park = planned.length === 0 && !progressed && blocking.length > 0;
+    const invokes = state.waits.filter((w) => w.kind === "invoke" && !w.childRunId);
+    if (invokes.length > 0) return this.startInvokes(run, state, invokes, park);
+    return park ? { kind: "awaiting" } : { kind: "continue" };
   }
 
-  private async block(_fn: FunctionRow, run: RunRow, state: State, op: Op): Promise<Outcome> {
-    const label = op.displayName ?? op.name ?? op.id;
-    if (op.op === "Sleep") {
-      const ms = msUntil(op.name ?? "") ?? 0;
-      if (ms <= 0) {
-        this.memo(state, op, { data: null });
-        return { kind: "continue" };
+  /**
+   * Adds the sleeps, waits and invokes the SDK reported that are not pending yet to `state.waits`,
+   * each with its deadline (a zero sleep is done at once). Returns whether a step was memoized.
+   */
+  private startWaits(state: State, ops: Op[]): boolean {
+    let memoized = false;
+    const now = Date.now();
+    for (const op of ops) {
+      if (state.waits.some((w) => w.stepId === op.id)) continue;
+      const label = op.displayName ?? op.name ?? op.id;
+      if (op.op === "Sleep") {
+        const ms = msUntil(op.name ?? "") ?? 0;
+        if (ms <= 0) {
+          this.memo(state, op, { data: null });
+          memoized = true;
+          continue;
+        }
+        this.record(state, op.id, label, "sleeping");
+        state.waits.push({ kind: "sleep", stepId: op.id, name: label, until: new Date(now + ms).toISOString() });
+      } else if (op.op === "WaitForEvent") {
+        const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? DEFAULT_WAIT_MS) : DEFAULT_WAIT_MS;
+        const expression = typeof op.opts?.if === "string" ? op.opts.if : null;
+        this.record(state, op.id, label, "waiting");
+        state.waits.push({ kind: "event", stepId: op.id, name: label, event: op.name ?? "", expression, until: new Date(now + timeout).toISOString() });
+      } else {
+        const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? FAR_FUTURE_MS) : FAR_FUTURE_MS;
+        this.record(state, op.id, label, "waiting");
+        // The child starts in the transaction that saves this wait (startInvokes).
+        state.waits.push({ kind: "invoke", stepId: op.id, name: label, until: new Date(now + timeout).toISOString() });
+        const functionId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
+        state.invoking.set(op.id, { functionId, payload: (op.opts?.payload ?? {}) as { data?: Record<string, unknown>; v?: string } });
       }
-      this.record(state, op.id, label, "sleeping");
-      return { kind: "park", status: "sleeping", dueInMs: ms, wait: { kind: "sleep", stepId: op.id } };
     }
-    if (op.op === "WaitForEvent") {
-      const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? DEFAULT_WAIT_MS) : DEFAULT_WAIT_MS;
-      const expression = typeof op.opts?.if === "string" ? op.opts.if : null;
-      this.record(state, op.id, label, "waiting");
-      return { kind: "park", status: "waiting", dueInMs: timeout, wait: { kind: "event", stepId: op.id, event: op.name ?? "", expression } };
-    }
-    // InvokeFunction: start the child in the same transaction that parks the parent.
-    const functionId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
-    const payload = (op.opts?.payload ?? {}) as { data?: Record<string, unknown>; v?: string };
-    const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? FAR_FUTURE_MS) : FAR_FUTURE_MS;
+    return memoized;
+  }
+
+  /** Starts the children of new invokes in the transaction that saves the run with their waits. */
+  private async startInvokes(run: RunRow, state: State, invokes: WfWait[], park: boolean): Promise<Outcome> {
     const db = await getDb();
-    this.record(state, op.id, label, "waiting");
-    const child = await db.transaction(async (tx) => {
-      const created = await invokeFunction(tx, functionId, payload, run.id);
-      if (!created) return null;
-      const parked = await this.save(run, state, { status: "waiting", dueInMs: timeout, wait: { kind: "invoke", stepId: op.id, childRunId: created.id } }, tx);
-      if (!parked) throw new Error("lease lost while invoking");
-      return created;
+    let missing = false;
+    const saved = await db.transaction(async (tx) => {
+      for (const wait of invokes) {
+        const { functionId, payload } = state.invoking.get(wait.stepId) ?? { functionId: "", payload: {} };
+        state.invoking.delete(wait.stepId);
+        const created = await invokeFunction(tx, functionId, payload, run.id);
+        if (created) {
+          wait.childRunId = created.id;
+        } else {
+          missing = true;
+          this.settle(state, wait.stepId, wait.name ?? "invoke", { error: { name: "Error", message: `No function ${functionId} to invoke.` } }, "failed");
+        }
+      }
+      const parked = !missing && park;
+      const ok = await this.save(run, state, parked ? this.parking(state) : { status: "running" }, tx);
+      if (!ok) throw new Error("lease lost while invoking");
+      return parked;
     });
-    if (!child) {
-      this.memo(state, op, { error: { name: "Error", message: `No function ${functionId} to invoke.` } }, "failed");
-      return { kind: "continue" };
-    }
-    return { kind: "parked" };
+    return saved ? { kind: "parked" } : { kind: "continue" };
+  }
+
+  /** How a run parks on its pending waits: sleeping or waiting, due at the first deadline. */
+  private parking(state: State): { status: "sleeping" | "waiting"; dueInMs: number } {
+    const first = Math.min(...state.waits.map((w) => (w.until ? Date.parse(w.until) : Date.now() + FAR_FUTURE_MS)));
+    return { status: state.waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting", dueInMs: first - Date.now() };
   }
 
   private memo(state: State, op: Op, value: unknown, status: WfStepRecord["status"] = "completed"): void {
@@ -491,11 +559,18 @@ export class Executor {
   private async save(
     run: RunRow,
     state: State,
-    next: { status: RunRow["status"]; dueInMs?: number; wait?: WfWait | null; output?: unknown; error?: unknown },
+    next: { status: RunRow["status"]; dueInMs?: number; output?: unknown; error?: unknown },
     tx?: Tx,
   ): Promise<boolean> {
     const db = tx ?? (await getDb());
     const terminal = next.status === "completed" || next.status === "failed";
+    // Outcomes that arrived for pending waits since the claim stay in `resolved` until memoized
+    // here: this write removes the ones memoized, keeps waits that were resolved meanwhile out of
+    // `waits`, and a run parking on waits with an outcome already there is due at once instead.
+    const left = state.consumed.length > 0 ? sql`(coalesce(${wfRuns.resolved}, '{}'::jsonb) - array[${sql.join(state.consumed.map((k) => sql`${k}`), sql`, `)}]::text[])` : sql`coalesce(${wfRuns.resolved}, '{}'::jsonb)`;
+    const waits = terminal || state.waits.length === 0 ? null : sql`(select jsonb_agg(w) from jsonb_array_elements(${JSON.stringify(state.waits)}::jsonb) w where not (${left} ? (w->>'stepId')))`;
+    const due = sql`now() + ${`${Math.max(0, Math.round(next.dueInMs ?? 0))} milliseconds`}::interval`;
+    const parking = next.status === "sleeping" || next.status === "waiting";
     const [row] = await db
       .update(wfRuns)
       .set({
@@ -505,18 +580,23 @@ export class Executor {
         history: state.history,
         attempt: state.attempt,
         retryStep: state.retryStep,
-        status: next.status,
-        wait: next.wait ?? null,
-        dueAt: sql`now() + ${`${Math.max(0, Math.round(next.dueInMs ?? 0))} milliseconds`}::interval`,
+        status: parking ? sql`case when ${left} <> '{}'::jsonb then 'queued' else ${next.status} end` : next.status,
+        wait: terminal ? null : (state.waits[0] ?? null),
+        waits,
+        resolved: terminal ? null : sql`nullif(${left}, '{}'::jsonb)`,
+        dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due,
         leaseUntil: next.status === "running" ? sql`now() + ${`${this.opts.leaseMs} milliseconds`}::interval` : null,
         ...(next.output !== undefined ? { output: next.output } : {}),
         ...(next.error !== undefined ? { error: next.error } : {}),
         ...(terminal ? { endedAt: sql`now()` } : {}),
       })
       .where(and(eq(wfRuns.id, run.id), eq(wfRuns.status, "running"), eq(wfRuns.leaseUntil, state.lease)))
-      .returning({ leaseUntil: wfRuns.leaseUntil });
+      .returning({ leaseUntil: wfRuns.leaseUntil, resolved: wfRuns.resolved });
     if (!row) return false;
     if (row.leaseUntil) state.lease = row.leaseUntil;
+    state.consumed = [];
+    // Outcomes that arrived while the run executes: memoized now, removed by the next save.
+    if (next.status === "running") this.absorb(state, row.resolved);
     return true;
   }
 
@@ -525,8 +605,8 @@ export class Executor {
       notifyWork();
       return;
     }
-    if (outcome.kind === "park") {
-      const saved = await this.save(run, state, { status: outcome.status, dueInMs: outcome.dueInMs, wait: outcome.wait });
+    if (outcome.kind === "park" || outcome.kind === "awaiting") {
+      const saved = await this.save(run, state, outcome.kind === "park" ? { status: outcome.status, dueInMs: outcome.dueInMs } : this.parking(state));
       // A run of a concurrency key that stops executing lets the next one of that key start.
       if (saved && run.concurrencyLimit !== null) await wakeWorkers();
       return;
@@ -538,12 +618,9 @@ export class Executor {
     const saved = !run.parentRunId ? await end() : await db.transaction(async (tx) => {
       if (!(await end(tx))) return false;
       if (run.parentRunId) {
-        const [parent] = await tx
-          .select()
-          .from(wfRuns)
-          .where(and(eq(wfRuns.id, run.parentRunId), eq(wfRuns.status, "waiting"), sql`${wfRuns.wait}->>'childRunId' = ${run.id}`))
-          .for("update");
-        if (parent?.wait) await resumeWithStep(tx, parent, parent.wait.stepId, outcome.kind === "complete" ? { data: outcome.output ?? null } : { error: outcome.error });
+        const parent = await invokingParent(tx, run.parentRunId, run.id);
+        const wait = parent?.waits?.find((w) => w.kind === "invoke" && w.childRunId === run.id);
+        if (parent && wait) await resolveWait(tx, parent, wait.stepId, outcome.kind === "complete" ? { data: outcome.output ?? null } : { error: outcome.error });
       }
       return true;
     });

@@ -339,41 +339,66 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
       if (!hit) continue;
       await tx
         .update(wfRuns)
-        .set({ status: "cancelled", endedAt: sql`now()`, wait: null, leaseUntil: null, error: { name: "Cancelled", message: `Cancelled by event ${hit.name} (${hit.id})` } })
+        .set({ status: "cancelled", endedAt: sql`now()`, wait: null, waits: null, leaseUntil: null, error: { name: "Cancelled", message: `Cancelled by event ${hit.name} (${hit.id})` } })
         .where(eq(wfRuns.id, run.id));
     }
   }
 
-  // waitForEvent: runs waiting for one of these events whose expression matches resume with the
-  // first such event.
+  // waitForEvent: runs awaiting one of these events whose expression matches resume with the
+  // first such event — parked runs, and runs executing while other waits of theirs are pending.
   const waiting = await tx
     .select()
     .from(wfRuns)
-    .where(and(eq(wfRuns.status, "waiting"), sql`${wfRuns.wait}->>'kind' = 'event'`, inArray(sql`${wfRuns.wait}->>'event'`, [...names])))
+    .where(
+      and(
+        sql`${wfRuns.waits} is not null`,
+        notInArray(wfRuns.status, [...TERMINAL]),
+        or(...[...names].map((name) => sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "event", event: name }])}::jsonb`)),
+      ),
+    )
     .for("update");
   for (const run of waiting) {
-    const wait = run.wait;
-    if (!wait) continue;
-    const event = events.find((e) => e.name === wait.event && matches(wait.expression, { event: run.event, async: e }));
-    if (!event) continue;
-    await resumeWithStep(tx, run, wait.stepId, { data: event });
-    queued = true;
+    let current = run;
+    for (const wait of run.waits ?? []) {
+      if (wait.kind !== "event") continue;
+      const event = events.find((e) => e.name === wait.event && matches(wait.expression, { event: run.event, async: e }));
+      if (!event) continue;
+      current = await resolveWait(tx, current, wait.stepId, { data: event });
+      queued ||= current.status === "queued";
+    }
   }
   return queued;
 }
 
-/** Memoizes a waiting run's step outcome and makes the run due now. */
-export async function resumeWithStep(tx: DbOrTx, run: RunRow, stepId: string, outcome: unknown): Promise<void> {
-  await tx
+/**
+ * Records the outcome of one of a run's pending `waits` (an awaited event, an invoked child's end)
+ * and removes it from them. A parked run becomes due now; a run that is executing keeps going and
+ * its worker memoizes the outcome (`resolved`) at its next save. Call with the row locked.
+ */
+export async function resolveWait(tx: DbOrTx, run: RunRow, stepId: string, outcome: unknown): Promise<RunRow> {
+  const waits = (run.waits ?? []).filter((w) => w.stepId !== stepId);
+  const parked = run.status === "waiting" || run.status === "sleeping";
+  const [row] = await tx
     .update(wfRuns)
     .set({
-      steps: { ...run.steps, [stepId]: outcome },
-      stack: [...run.stack, stepId],
-      wait: null,
-      status: "queued",
-      dueAt: sql`now()`,
+      resolved: sql`coalesce(${wfRuns.resolved}, '{}'::jsonb) || ${JSON.stringify({ [stepId]: outcome })}::jsonb`,
+      waits: waits.length > 0 ? waits : null,
+      wait: waits[0] ?? null,
+      ...(parked ? { status: "queued" as const, dueAt: sql`now()` } : {}),
     })
-    .where(eq(wfRuns.id, run.id));
+    .where(eq(wfRuns.id, run.id))
+    .returning();
+  return row ?? run;
+}
+
+/** The run (locked) whose pending `invoke` wait awaits `childRunId`. */
+export async function invokingParent(tx: DbOrTx, parentRunId: string, childRunId: string): Promise<RunRow | null> {
+  const [parent] = await tx
+    .select()
+    .from(wfRuns)
+    .where(and(eq(wfRuns.id, parentRunId), notInArray(wfRuns.status, [...TERMINAL]), sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "invoke", childRunId }])}::jsonb`))
+    .for("update");
+  return parent ?? null;
 }
 
 /** Starts a child run of `functionId` for `step.invoke`; null when no such function is registered. */
@@ -599,7 +624,8 @@ export async function renewLease(runId: string, lease: Date, leaseMs: number): P
 export async function releaseRuns(runs: RunRow[]): Promise<void> {
   const db = await getDb();
   for (const run of runs) {
-    const status = !run.wait ? "queued" : run.wait.kind === "sleep" ? "sleeping" : "waiting";
+    const waits = run.waits ?? [];
+    const status = waits.length === 0 || run.resolved ? "queued" : waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting";
     await db
       .update(wfRuns)
       .set({ status, leaseUntil: null })
