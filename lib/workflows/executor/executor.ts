@@ -310,7 +310,7 @@ export class Executor {
       if (stepId in state.steps) continue;
       const wait = state.waits.find((w) => w.stepId === stepId);
       const name = wait?.name ?? wait?.kind ?? "wait";
-      const error = outcome && typeof outcome === "object" && "error" in outcome ? (outcome as { error: unknown }).error : undefined;
+      const error = outcome && typeof outcome === "object" && "error" in outcome ? (outcome).error : undefined;
       this.settle(state, stepId, name, outcome, error === undefined ? "completed" : "failed", error);
     }
   }
@@ -461,7 +461,7 @@ export class Executor {
         // The child starts in the transaction that saves this wait (startInvokes).
         state.waits.push({ kind: "invoke", stepId: op.id, name: label, until: new Date(now + timeout).toISOString() });
         const functionId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
-        state.invoking.set(op.id, { functionId, payload: (op.opts?.payload ?? {}) as { data?: Record<string, unknown>; v?: string } });
+        state.invoking.set(op.id, { functionId, payload: (op.opts?.payload ?? {}) });
       }
     }
     return memoized;
