@@ -10,6 +10,8 @@ export interface ChannelDefinition<Id extends string = string, M extends z.ZodOb
   label: string;
   /** The public `channelMetadata`: an object schema; keys outside it are stripped on the way out. */
   metadata: M;
+  /** Whether a send's response shows the message's `channelMetadata` (else `null` there). */
+  inSendResponse: boolean;
 }
 
 export const defineChannelDefinition = <Id extends string, M extends z.ZodObject>(d: ChannelDefinition<Id, M>) => d;

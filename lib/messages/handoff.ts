@@ -3,7 +3,8 @@ import type { Db } from "@/db";
 import { messages } from "@/db/schema";
 import { log } from "@/lib/log";
 import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
-import { mailTransport, type ProviderOutcome, type SendResult } from "@/lib/providers/mail";
+import { channelAdapter } from "@/lib/channels";
+import type { ProviderOutcome, SendResult } from "@/lib/providers/mail";
 import { applyOutcomes } from "./outcomes";
 import { appendMessageEvent } from "./store";
 
@@ -32,7 +33,7 @@ export const unavailableBounces = (unavailable: DeliverPayload["unavailable"]): 
 
 /**
  * The handoff of a committed message (`queued`, its outbox entry leased to the caller): the signed
- * MIME goes to the transport, then the message becomes `sent` (with `message.sent`) or `failed`
+ * wire form goes to its channel's `deliver` (email: the transport), then the message becomes `sent` (with `message.sent`) or `failed`
  * and the entry `done`, in one transaction; then the transport's immediate outcomes are applied.
  * A crash after the transport accepted and before that commit is the one window in which a
  * second attempt (after the lease expires) sends the same Message-ID again.
@@ -47,7 +48,9 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
   let result: SendResult | null = null;
   let error: string | null = null;
   try {
-    result = await mailTransport().send({ raw: entry.body, envelope: payload.envelope, messageId: payload.messageIdHeader });
+    const deliver = channelAdapter(message.channel).deliver;
+    if (!deliver) throw new Error(`the ${message.channel} channel delivers nothing after the commit`);
+    result = await deliver({ raw: entry.body, envelope: payload.envelope, messageId: payload.messageIdHeader });
   } catch (err) {
     log.warn("outbound transport failed", { messageId: message.id, inboxId: message.inboxId, err: err instanceof Error ? err.message : String(err) });
     error = "transport_failed";

@@ -3,6 +3,7 @@ import { Button, Select } from "@/components/console/form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Badge, DeliveryStatusBadge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
+import { CHANNEL_IDS } from "@/lib/channels/definitions";
 import { getConsole } from "@/lib/console/context";
 import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
 import { listInboxes } from "@/lib/inboxes/operations";
@@ -66,8 +67,11 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
           <div className="w-40">
             <Select label="Channel" name="channel" defaultValue={filters.channel ?? ""}>
               <option value="">Any</option>
-              <option value="email">email</option>
-              <option value="a2a">a2a</option>
+              {CHANNEL_IDS.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
             </Select>
           </div>
           <div className="w-44">

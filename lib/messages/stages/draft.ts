@@ -1,0 +1,70 @@
+import type { ChannelAdapter } from "@/lib/channels/types";
+import type { InboxRow } from "@/lib/inboxes/service";
+import type { Principal } from "@/lib/auth/principal";
+import type { SendMessageInput } from "../contracts";
+import type { StoredAttachment } from "../store";
+
+/**
+ * The typed draft a send is built in, one stage after another (docs/ARCHITECTURE.md, "Send"):
+ * validate → resolve → render → policy → sign → store (with the outbox entry) → deliver → respond.
+ * Each stage is a plain function that takes what the earlier stages produced.
+ */
+
+/** `validate`: the request's own checks, nothing looked up. */
+export interface ValidatedRequest {
+  input: SendMessageInput;
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+  files: StoredAttachment[];
+  sendAt: Date | null;
+}
+
+/** `resolve`: the inbox, the recipients and which of them are inboxes of this service, the thread, the channel. */
+export interface ResolvedSend extends ValidatedRequest {
+  principal: Principal;
+  inbox: InboxRow;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  /** to, cc and bcc without repeats. */
+  recipients: string[];
+  /** Recipients that are inboxes of this service (any organization), by address. */
+  internal: Map<string, InboxRow>;
+  inReplyTo: string | null;
+  references: string[];
+  channel: ChannelAdapter;
+}
+
+/** `render`: what the message says. */
+export interface RenderedSend extends ResolvedSend {
+  subject: string;
+  text: string | null;
+  html: string | null;
+  replyTo: string | null;
+}
+
+export interface SendWarning {
+  recipient: string;
+  reason: "complaint";
+  message: string;
+  sourceMessageId: string | null;
+  providerMessageId: string | null;
+  complaintFeedbackType: string | null;
+  complaintUserAgent: string | null;
+  lastEventAt: string | null;
+}
+
+/** `policy`: allowed to go, with the warnings the caller accepted. A send ready to preview, schedule or sign. */
+export interface ApprovedSend extends RenderedSend {
+  warnings: SendWarning[];
+}
+
+/** `sign`: what leaves the process for the external recipients (null when nothing does), under its Message-ID. */
+export interface SignedSend extends ApprovedSend {
+  messageIdHeader: string;
+  external: string[];
+  /** The channel's wire form for external recipients (email: DKIM-signed MIME); null when nothing leaves. */
+  wire: Buffer | null;
+  /** Why composing failed (the send is stored `failed`), else null. */
+  error: string | null;
+}

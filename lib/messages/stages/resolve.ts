@@ -1,0 +1,66 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { DbOrTx } from "@/db";
+import { messages } from "@/db/schema";
+import type { Principal } from "@/lib/auth/principal";
+import { channelAdapter, defaultChannel } from "@/lib/channels";
+import { invalidRequest, notFound } from "@/lib/core/errors";
+import { findInbox, inboxByAddress, type InboxRow } from "@/lib/inboxes/service";
+import { angleBrackets } from "../mime";
+import type { ResolvedSend, ValidatedRequest } from "./draft";
+
+const asList = (r: string | string[] | undefined): string[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
+const emailSchema = z.email();
+const MAX_RECIPIENTS = 50;
+
+/** One recipient field as addresses (contacts and audiences will resolve here). */
+export function recipientsOf(field: "to" | "cc" | "bcc", value: string | string[] | undefined): string[] {
+  return asList(value).map((raw, i) => {
+    const param = Array.isArray(value) ? `${field}[${i}]` : field;
+    if (raw.startsWith("@") || raw.startsWith("contact:")) throw invalidRequest(`Contact references are not supported yet; give an email address.`, param);
+    const address = raw.trim().toLowerCase();
+    if (!emailSchema.safeParse(address).success) throw invalidRequest(`"${raw}" is not a valid email address.`, param);
+    return address;
+  });
+}
+
+/** In-Reply-To and References, from the request or from the message `replyToMessageId` names. */
+async function threadHeaders(db: DbOrTx, orgId: string, input: ValidatedRequest["input"]): Promise<{ inReplyTo: string | null; references: string[] }> {
+  let inReplyTo = input.inReplyTo ? angleBrackets(input.inReplyTo) : null;
+  let references = (input.references ?? []).map(angleBrackets);
+  if (input.replyToMessageId) {
+    const [parent] = await db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.orgId, orgId), eq(messages.id, input.replyToMessageId)));
+    if (!parent) throw notFound("message", "replyToMessageId");
+    if (inReplyTo && inReplyTo !== parent.messageIdHeader) {
+      throw invalidRequest("`inReplyTo` disagrees with the message named by `replyToMessageId`.", "inReplyTo");
+    }
+    inReplyTo = parent.messageIdHeader;
+    if (references.length === 0) references = [...parent.references, parent.messageIdHeader].slice(-32);
+  }
+  if (references.length === 0 && inReplyTo) references = [inReplyTo];
+  return { inReplyTo, references };
+}
+
+/**
+ * Stage 2: the sending inbox, the recipients and which of them are inboxes of this service, the
+ * thread headers, and the channel (the request's, else the one that fits the recipients).
+ */
+export async function resolveSend(db: DbOrTx, principal: Principal, v: ValidatedRequest, inbox?: InboxRow): Promise<ResolvedSend> {
+  const from = inbox ?? (await findInbox(db, principal, v.input.inboxId));
+  const to = recipientsOf("to", v.input.to);
+  const cc = recipientsOf("cc", v.input.cc);
+  const bcc = recipientsOf("bcc", v.input.bcc);
+  const recipients = [...new Set([...to, ...cc, ...bcc])];
+  if (recipients.length > MAX_RECIPIENTS) throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
+  const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);
+  const internal = new Map<string, InboxRow>();
+  for (const address of recipients) {
+    const target = await inboxByAddress(db, address);
+    if (target) internal.set(address, target);
+  }
+  const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel(recipients.every((r) => internal.has(r)));
+  return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel };
+}

@@ -1,0 +1,99 @@
+import { expect, test } from "vitest";
+import { getDb } from "@/db";
+import type { Principal } from "@/lib/auth/principal";
+import { channelAdapter } from "@/lib/channels";
+import type { SendMessageInput } from "@/lib/messages/contracts";
+import { applyPolicy } from "@/lib/messages/stages/policy";
+import { renderSend } from "@/lib/messages/stages/render";
+import { resolveSend } from "@/lib/messages/stages/resolve";
+import { signSend } from "@/lib/messages/stages/sign";
+import { validateRequest } from "@/lib/messages/stages/validate";
+import { call, newInbox, newOrg, type TestOrg } from "./harness";
+
+const principalOf = (org: TestOrg, inboxIds: string[] | null = null): Principal => ({
+  orgId: org.orgId,
+  userId: org.userId,
+  apiKeyId: org.apiKeyId,
+  scopes: new Set(["messages:send"]),
+  inboxIds,
+  actor: "test",
+  ip: null,
+  requestId: null,
+});
+
+const input = (over: Partial<SendMessageInput>): SendMessageInput => ({ inboxId: "01930000-0000-7000-8000-000000000000", to: "x@example.com", ...over });
+
+async function refusal(fn: () => unknown): Promise<{ code: string; param: string | null }> {
+  try {
+    await fn();
+  } catch (err) {
+    const e = err as { code: string; param: string | null };
+    return { code: e.code, param: e.param };
+  }
+  throw new Error("expected a refusal");
+}
+
+test("validate: reserved headers, attachments and the schedule window, naming the field; nothing looked up", async () => {
+  const now = new Date("2026-01-01T00:00:00Z");
+  expect(await refusal(() => validateRequest(input({ headers: { "Message-ID": "<x@y>" } }), now))).toMatchObject({ code: "invalid_request", param: "headers.Message-ID" });
+  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "***" }] }), now))).toMatchObject({ param: "attachments[0].contentBase64" });
+  expect(await refusal(() => validateRequest(input({ sendAt: "2025-12-31T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
+  expect(await refusal(() => validateRequest(input({ sendAt: "2026-03-01T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
+  expect(await refusal(() => validateRequest(input({ template: { id: "t" } }), now))).toMatchObject({ param: "template" });
+  const ok = validateRequest(input({ headers: { "X-A": "1" }, attachments: [{ filename: "a.txt", contentBase64: "aGk=" }], sendAt: "2026-01-02T00:00:00Z" }), now);
+  expect(ok.headers).toEqual({ "X-A": "1" });
+  expect(ok.files[0]?.content.toString()).toBe("hi");
+  expect(ok.sendAt?.toISOString()).toBe("2026-01-02T00:00:00.000Z");
+});
+
+test("resolve: recipients normalized and de-duplicated, inboxes of the service found, the channel chosen", async () => {
+  const org = await newOrg();
+  const from = await newInbox(org, "stage-from");
+  const peer = await newInbox(org, "stage-peer");
+  const db = await getDb();
+  const now = new Date();
+  const r = await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: [peer.address.toUpperCase(), "Out@Example.com"], cc: "out@example.com" }), now));
+  expect(r.recipients).toEqual([peer.address, "out@example.com"]);
+  expect([...r.internal.keys()]).toEqual([peer.address]);
+  expect(r.channel.id).toBe("email");
+  const internalOnly = await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: peer.address }), now));
+  expect(internalOnly.channel.id).toBe("a2a");
+  const many = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
+  expect(await refusal(() => resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: many }), now)))).toMatchObject({ param: "to" });
+  expect(await refusal(() => resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: "@contact" }), now)))).toMatchObject({ param: "to" });
+});
+
+test("policy: the key's inboxes, the inbox's status, the channel's rules and complaints", async () => {
+  const org = await newOrg();
+  const from = await newInbox(org, "pol-from");
+  const other = await newInbox(org, "pol-other");
+  const db = await getDb();
+  const now = new Date();
+  const draft = async (over: Partial<SendMessageInput>, principal = principalOf(org)) => renderSend(await resolveSend(db, principal, validateRequest(input({ inboxId: from.id, ...over }), now)));
+
+  expect(await refusal(async () => applyPolicy(db, await draft({}, principalOf(org, [other.id]))))).toMatchObject({ code: "not_permitted", param: "inboxId" });
+  expect(await refusal(async () => applyPolicy(db, await draft({ to: "x@example.com", channel: "a2a" })))).toMatchObject({ param: "channel" });
+  const approved = await applyPolicy(db, await draft({ to: other.address, subject: "s" }));
+  expect(approved).toMatchObject({ subject: "s", warnings: [] });
+  expect(approved.channel).toBe(channelAdapter("a2a"));
+
+  await call("PATCH", `/v1/inboxes/${from.id}`, { key: org.secret, body: { status: "paused" } });
+  const paused = await draft({});
+  expect(await refusal(() => applyPolicy(db, paused))).toMatchObject({ code: "not_permitted", param: "inboxId" });
+});
+
+test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothing for internal ones", async () => {
+  const org = await newOrg();
+  const from = await newInbox(org, "sign-from");
+  const peer = await newInbox(org, "sign-peer");
+  const db = await getDb();
+  const approve = async (to: string) => applyPolicy(db, renderSend(await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()))));
+  const signed = await signSend(db, await approve("out@example.com"), "<fixed@svc.localhost>");
+  expect(signed.external).toEqual(["out@example.com"]);
+  const wire = signed.wire?.toString() ?? "";
+  expect(wire).toMatch(/^DKIM-Signature: /);
+  expect(wire).toContain("Message-ID: <fixed@svc.localhost>");
+  const internal = await signSend(db, await approve(peer.address));
+  expect(internal).toMatchObject({ wire: null, external: [], error: null });
+  expect(internal.messageIdHeader).toMatch(/^<.+@svc\.localhost>$/);
+});
