@@ -1,4 +1,5 @@
 import type { DbOrTx } from "@/db";
+import type { InboundEnvelope } from "@/lib/messages/receive";
 import type { SignedSend, RenderedSend } from "@/lib/messages/stages/draft";
 import type { OutboundMail, SendResult } from "@/lib/providers/mail";
 import type { ChannelDefinition } from "./definition";
@@ -20,7 +21,7 @@ export interface ChannelAdapter extends ChannelDefinition<ChannelId> {
   /** The stored `channelMetadata` of an internal recipient's copy (may hold internal keys; never shown). */
   copyMetadata(ids: { receiptId: string; senderInboxId: string }): Record<string, unknown>;
   /** Where mail of this channel arrives from outside the service (email: the SMTP receiver's entry), or null. */
-  receive: ((raw: Buffer, envelope: never) => Promise<unknown>) | null;
+  receive: ((raw: Buffer, envelope: InboundEnvelope) => Promise<unknown>) | null;
 }
 
 export const defineChannel = (adapter: ChannelAdapter) => adapter;

@@ -4,7 +4,6 @@ import { domains } from "@/db/schema";
 import { sharedDomainKey } from "@/lib/domains/dkim";
 import type { InboxRow } from "@/lib/inboxes/service";
 import { buildMime, type DkimSigner, signDkim } from "@/lib/messages/mime";
-import { receiveInbound } from "@/lib/messages/receive";
 import { mailTransport } from "@/lib/providers/mail";
 import { defineChannel } from "../types";
 import { emailDefinition } from "./definition";
@@ -47,5 +46,6 @@ export const email = defineChannel({
   deliver: (mail) => mailTransport().send(mail),
   outboundMetadata: () => ({ provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null }),
   copyMetadata: ({ senderInboxId }) => ({ internal: true, senderInboxId }),
-  receive: receiveInbound,
+  // Loaded on first use: the parser and the authentication checks are not needed to send.
+  receive: async (raw, envelope) => (await import("@/lib/messages/receive")).receiveInbound(raw, envelope),
 });
