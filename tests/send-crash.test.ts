@@ -1,81 +1,128 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import postgres from "postgres";
 import { SMTPServer } from "smtp-server";
 import { afterAll, expect, test } from "vitest";
 
 /**
  * kill -9 of a real server process half-way through 500 sends (30 concurrent clients) to external
  * recipients through a slow SMTP peer; a restarted process on the same database finishes what was
- * committed. Every send answered 2xx is listed once and ends `sent` (or `failed` with a reason);
- * the peer gets each Message-ID at most once, except a message whose first copy it accepted from
- * the killed process before that process committed `sent` (the documented window).
+ * committed. The invariants (docs/ARCHITECTURE.md, "Crashes and retries"):
+ * - every send answered 2xx is listed exactly once and ends as it was answered (`sent`, or
+ *   `failed` with a reason); nothing stays `queued`;
+ * - every listed `sent` reached the peer (no accepted send is lost), and nothing reached the peer
+ *   without a committed record;
+ * - the peer gets a Message-ID twice only when the killed process handed it over and died before
+ *   committing `sent`, and the restarted process sent it again: one copy from each process.
+ * Which process sent a copy is told by its SMTP greeting name (`?name=` in SMTP_RELAY_URL), not
+ * by clocks, so the test holds on a loaded machine. On PostgreSQL it runs in a database of its own,
+ * so no other test's relay takes its entries and its relay takes no other test's.
  */
 
 const TOTAL = 500;
 const CONCURRENCY = 30;
 const KILL_AFTER = 200;
+/** On a machine too loaded to answer KILL_AFTER sends in this time, the kill comes earlier (bounds the test, asserts nothing). */
+const KILL_BY_MS = 30_000;
 const PEER_DELAY_MS = 150;
+const SETTLE_DEADLINE_MS = 45_000;
+const run = randomBytes(4).toString("hex");
 
-const received: { messageId: string; at: number }[] = [];
+type Copy = { messageId: string; from: "first" | "second" | string };
+const received: Copy[] = [];
 const peer = new SMTPServer({
   authOptional: true,
   disabledCommands: ["STARTTLS"],
   logger: false,
-  onData(stream, _session, callback) {
+  onData(stream, session, callback) {
     const chunks: Buffer[] = [];
     stream.on("data", (c: Buffer) => chunks.push(c));
     stream.on("end", () => {
       const raw = Buffer.concat(chunks).toString();
       const messageId = /^Message-ID: (.+)$/im.exec(raw)?.[1]?.trim() ?? "?";
-      setTimeout(() => {
-        received.push({ messageId, at: Date.now() });
-        callback();
-      }, PEER_DELAY_MS);
+      // Only this run's mail counts (its recipients carry the run token).
+      if (session.envelope.rcptTo.some((r) => r.address.includes(`.${run}@`))) received.push({ messageId, from: session.hostNameAppearsAs });
+      // A slow peer: the message is here, the acceptance comes later (the crash window).
+      setTimeout(() => callback(), PEER_DELAY_MS);
     });
   },
 });
+
 const children: ChildProcess[] = [];
+let dropDatabase: (() => Promise<void>) | null = null;
 afterAll(async () => {
-  for (const c of children) c.kill("SIGKILL");
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   await new Promise<void>((r) => peer.close(() => r()));
+  await dropDatabase?.();
 });
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; info: { port: number; secret?: string; inboxId?: string } }> {
+/** On PostgreSQL, a fresh database for this test (the server processes migrate it). */
+async function ownDatabase(): Promise<string | null> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return null;
+  const name = `svc_crash_${run}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  dropDatabase = async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  };
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<void>; info: { port: number; secret?: string; inboxId?: string } }> {
   const child = spawn(process.execPath, ["--import", "tsx", "tests/fixtures/crash/server.ts"], {
     env: { ...process.env, ...env, LOG_LEVEL: "error" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const info = await new Promise<{ port: number; secret?: string; inboxId?: string }>((resolve, reject) => {
-    lines.once("line", (line) => resolve(JSON.parse(line) as { port: number }));
+    lines.on("line", (line) => {
+      try {
+        const parsed = JSON.parse(line) as { listening?: boolean; port: number };
+        if (parsed.listening) resolve(parsed);
+      } catch {
+        // not the fixture's line
+      }
+    });
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
-  return { child, info };
+  return { child, exited, info };
 }
 
-test("kill -9 between commit and handoff: every answered send is listed once and ends sent; the peer gets each Message-ID once outside the window", { timeout: 300_000 }, async () => {
+test("kill -9 between commit and handoff: every answered send is listed once and ends as answered; a second copy only from the restarted process for a handoff the killed one made", { timeout: 115_000 }, async () => {
   await new Promise<void>((r) => peer.listen(0, "127.0.0.1", () => r()));
   const peerPort = (peer.server.address() as { port: number }).port;
+  const t0 = Date.now();
+  const phases: Record<string, number> = {};
+  const phase = (name: string) => (phases[name] = Date.now() - t0);
+  const databaseUrl = await ownDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-crash-"));
-  const env: Record<string, string> = {
+  const env = (name: string): Record<string, string> => ({
     MAIL_TRANSPORT: "smtp",
-    SMTP_RELAY_URL: `smtp://127.0.0.1:${peerPort}`,
+    SMTP_RELAY_URL: `smtp://127.0.0.1:${peerPort}/?name=${name}`,
     OUTBOX_LEASE_SECONDS: "5",
     SMTP_PORT: "0",
-    ...(process.env.DATABASE_URL ? {} : { PGLITE_DIR: path.join(dataDir, "pglite") }),
-  };
-  const first = await startServer({ ...env, SEED: "1" });
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: path.join(dataDir, "pglite") }),
+  });
+  const first = await startServer({ ...env("first"), SEED: "1" });
   const { secret, inboxId } = first.info;
   if (!secret || !inboxId) throw new Error("the first server did not seed");
+  phase("firstUp");
 
-  const answered = new Map<string, string>(); // idempotency key -> message id
+  const answered = new Map<string, { status: string; error: string | null }>(); // message id -> the answer
   let unanswered = 0;
   let next = 0;
-  let killedAt = 0;
+  let killed = false;
+  const sendingSince = Date.now();
   const client = async () => {
     while (next < TOTAL) {
       const i = next++;
@@ -83,25 +130,27 @@ test("kill -9 between commit and handoff: every answered send is listed once and
         const res = await fetch(`http://127.0.0.1:${first.info.port}/v1/messages`, {
           method: "POST",
           headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "idempotency-key": `crash-${i}` },
-          body: JSON.stringify({ inboxId, to: `reader${i}@example.com`, subject: `crash ${i}`, text: `message ${i}` }),
+          body: JSON.stringify({ inboxId, to: `reader${i}.${run}@example.com`, subject: `crash ${i}`, text: `message ${i}` }),
         });
-        const body = (await res.json()) as { id: string };
-        if (res.ok) answered.set(`crash-${i}`, body.id);
+        const body = (await res.json()) as { id: string; status: string; error: string | null };
+        if (res.ok) answered.set(body.id, { status: body.status, error: body.error });
         else unanswered++;
       } catch {
         unanswered++;
       }
-      if (answered.size >= KILL_AFTER && !killedAt) {
-        killedAt = Date.now();
+      if (!killed && (answered.size >= KILL_AFTER || (answered.size > 0 && Date.now() - sendingSince > KILL_BY_MS))) {
+        killed = true;
         first.child.kill("SIGKILL");
       }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, client));
-  expect(killedAt).toBeGreaterThan(0);
+  expect(killed).toBe(true);
+  await first.exited;
+  phase("killed");
 
-  const restartedAt = Date.now();
-  const second = await startServer(env);
+  const second = await startServer(env("second"));
+  phase("secondUp");
   const api = async (url: string) => {
     const res = await fetch(`http://127.0.0.1:${second.info.port}${url}`, { headers: { authorization: `Bearer ${secret}` } });
     return (await res.json()) as { messages: { id: string; status: string; messageId: string }[]; pagination: { nextCursor: string | null } };
@@ -116,40 +165,58 @@ test("kill -9 between commit and handoff: every answered send is listed once and
     } while (cursor);
     return all;
   };
+  // The restarted process's relay finishes what the killed one committed (on PostgreSQL once the
+  // dead process's leases run out). A bound on the wait, not a timing assertion: what is still
+  // queued at the end fails the test below.
+  const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let listed = await listAll();
-  for (let i = 0; i < 120 && listed.some((m) => m.status === "queued"); i++) {
+  while (listed.some((m) => m.status === "queued") && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
     listed = await listAll();
   }
+  // The peer answers 150 ms after the last copy arrived; let the last acceptances land.
+  await new Promise((r) => setTimeout(r, PEER_DELAY_MS * 2));
+  second.child.kill("SIGTERM");
+  phase("settled");
 
   const byId = new Map(listed.map((m) => [m.id, m]));
-  const perPeer = new Map<string, number[]>();
-  for (const r of received) perPeer.set(r.messageId, [...(perPeer.get(r.messageId) ?? []), r.at]);
-  const duplicates = [...perPeer.entries()].filter(([, at]) => at.length > 1);
+  const perPeer = new Map<string, string[]>();
+  for (const r of received) perPeer.set(r.messageId, [...(perPeer.get(r.messageId) ?? []), r.from]);
+  const duplicates = [...perPeer.entries()].filter(([, from]) => from.length > 1);
   const statuses = listed.reduce<Record<string, number>>((n, m) => ({ ...n, [m.status]: (n[m.status] ?? 0) + 1 }), {});
   console.log(
-    JSON.stringify({ sent: TOTAL, answered2xx: answered.size, unanswered, listed: listed.length, statuses, peerReceived: received.length, distinctAtPeer: perPeer.size, duplicatesInWindow: duplicates.length }),
+    JSON.stringify({
+      database: databaseUrl ? "postgres" : "pglite",
+      requests: TOTAL,
+      answered2xx: answered.size,
+      unanswered,
+      listed: listed.length,
+      statuses,
+      peerReceived: received.length,
+      distinctAtPeer: perPeer.size,
+      fromFirst: received.filter((r) => r.from === "first").length,
+      fromSecond: received.filter((r) => r.from === "second").length,
+      duplicatesInWindow: duplicates.length,
+      msSinceStart: phases,
+    }),
   );
 
-  // Every answered send is listed exactly once and ended sent (or failed with a reason).
+  // Every answered send is listed exactly once and ended as it was answered.
+  expect(answered.size).toBeGreaterThan(0);
   expect(new Set(listed.map((m) => m.id)).size).toBe(listed.length);
-  for (const id of answered.values()) {
-    const m = byId.get(id);
-    expect(m?.status === "sent" || m?.status === "failed").toBe(true);
+  for (const [id, answer] of answered) {
+    expect(["sent", "failed"]).toContain(answer.status);
+    if (answer.status === "failed") expect(answer.error).toBeTruthy();
+    expect(byId.get(id)?.status).toBe(answer.status);
   }
   expect(listed.filter((m) => m.status === "queued")).toEqual([]);
   // An accepted (committed) send is never lost: every listed `sent` reached the peer.
-  for (const m of listed.filter((x) => x.status === "sent")) expect(perPeer.has(m.messageId)).toBe(true);
+  expect(listed.filter((m) => m.status === "sent" && !perPeer.has(m.messageId))).toEqual([]);
   // Nothing reached the peer without a committed record.
   const listedIds = new Set(listed.map((m) => m.messageId));
   expect([...perPeer.keys()].filter((id) => !listedIds.has(id))).toEqual([]);
-  // A second copy only for a message whose first copy the killed process handed over (the peer
-  // had it before the restart); recovery itself never sends one twice.
-  for (const [, at] of duplicates) {
-    expect(at.length).toBe(2);
-    expect(at[0]).toBeLessThan(restartedAt);
-    expect(at[1]).toBeGreaterThanOrEqual(restartedAt);
-  }
+  // Each process hands a Message-ID over at most once; a second copy only for a message the killed
+  // process handed over, sent again by the restarted one (the documented window).
+  for (const [, from] of duplicates) expect([...from].sort()).toEqual(["first", "second"]);
   expect(duplicates.length).toBeLessThanOrEqual(CONCURRENCY);
-  second.child.kill("SIGTERM");
 });
