@@ -32,7 +32,8 @@ const PEER_DELAY_MS = 150;
 const SETTLE_DEADLINE_MS = 45_000;
 const run = randomBytes(4).toString("hex");
 
-type Copy = { messageId: string; from: "first" | "second" | string };
+/** `from`: the sending process's SMTP greeting name ("first" or "second"). */
+type Copy = { messageId: string; from: string };
 const received: Copy[] = [];
 const peer = new SMTPServer({
   authOptional: true,
