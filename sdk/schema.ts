@@ -143,6 +143,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts
+         * @description Newest first (the `self` contact included once it exists). `kind` filters; `q` matches the display name, alias or a handle's value (case-insensitive substring).
+         */
+        get: operations["listContacts"];
+        put?: never;
+        /**
+         * Create a contact
+         * @description A person or an agent, with optional handles (up to 20). An alias or a handle value already used in the organization is a 409 naming it. A `postal` handle needs metadata `{name, street, line2?, postalCode, city, state?, country}`.
+         */
+        post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{contactRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contact
+         * @description By id, `@alias`, `contact:<id>` or `@me` (the organization's own contact, made on first use), with its handles.
+         */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a contact
+         * @description Deletes the contact and its handles. The `self` contact cannot be deleted (403 `not_permitted`).
+         */
+        delete: operations["deleteContact"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a contact
+         * @description `null` clears `alias`, `info` or `avatarUrl`. The `self` contact's kind cannot change.
+         */
+        patch: operations["updateContact"];
+        trace?: never;
+    };
+    "/v1/contacts/{contactRef}/handles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a handle
+         * @description `isPrimary: true` makes it the contact's primary handle for its channel (the previous one stops being primary). A value already used in the organization is a 409.
+         */
+        post: operations["addContactHandle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{contactRef}/handles/{handleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a handle */
+        delete: operations["deleteContactHandle"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a handle
+         * @description Changes the value, label, metadata or primary flag; the channel is fixed.
+         */
+        patch: operations["updateContactHandle"];
+        trace?: never;
+    };
+    "/v1/contacts/{contactRef}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's message history
+         * @description Messages of the organization from or to any of the contact's email and a2a handles, newest first.
+         */
+        get: operations["listContactMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/domains": {
         parameters: {
             query?: never;
@@ -1834,6 +1947,1226 @@ export interface operations {
             };
             /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                kind?: "person" | "agent" | "self";
+                limit?: number;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List contacts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted. */
+                            alias: string | null;
+                            avatarUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string;
+                            /** @description Detail view only. */
+                            handles?: {
+                                channel: string;
+                                /** Format: uuid */
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                isPrimary: boolean;
+                                label: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @constant */
+                                object: "contact_handle";
+                                /** Format: date-time */
+                                updatedAt: string;
+                                value: string;
+                                /** @description Always false for now: no channel proves a handle yet. */
+                                verified: boolean;
+                            }[];
+                            /** Format: uuid */
+                            id: string;
+                            info: string | null;
+                            isSelf: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "agent" | "self";
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact";
+                            /**
+                             * Format: uuid
+                             * @description The organization the contact belongs to.
+                             */
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            userId: string | null;
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "displayName": "Ada Lovelace",
+                 *       "alias": "ada",
+                 *       "kind": "person",
+                 *       "handles": [
+                 *         {
+                 *           "channel": "email",
+                 *           "value": "ada@example.com",
+                 *           "isPrimary": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    alias?: string;
+                    /** Format: uri */
+                    avatarUrl?: string;
+                    displayName: string;
+                    handles?: {
+                        /** @enum {string} */
+                        channel: "email" | "a2a" | "sms" | "phone" | "telegram" | "slack" | "postal";
+                        /** @default false */
+                        isPrimary?: boolean;
+                        label?: string;
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        value: string;
+                    }[];
+                    info?: string;
+                    /**
+                     * @default person
+                     * @enum {string}
+                     */
+                    kind?: "person" | "agent";
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Create a contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contact: {
+                            /** @description Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted. */
+                            alias: string | null;
+                            avatarUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string;
+                            /** @description Detail view only. */
+                            handles?: {
+                                channel: string;
+                                /** Format: uuid */
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                isPrimary: boolean;
+                                label: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @constant */
+                                object: "contact_handle";
+                                /** Format: date-time */
+                                updatedAt: string;
+                                value: string;
+                                /** @description Always false for now: no channel proves a handle yet. */
+                                verified: boolean;
+                            }[];
+                            /** Format: uuid */
+                            id: string;
+                            info: string | null;
+                            isSelf: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "agent" | "self";
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact";
+                            /**
+                             * Format: uuid
+                             * @description The organization the contact belongs to.
+                             */
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            userId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contact: {
+                            /** @description Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted. */
+                            alias: string | null;
+                            avatarUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string;
+                            /** @description Detail view only. */
+                            handles?: {
+                                channel: string;
+                                /** Format: uuid */
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                isPrimary: boolean;
+                                label: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @constant */
+                                object: "contact_handle";
+                                /** Format: date-time */
+                                updatedAt: string;
+                                value: string;
+                                /** @description Always false for now: no channel proves a handle yet. */
+                                verified: boolean;
+                            }[];
+                            /** Format: uuid */
+                            id: string;
+                            info: string | null;
+                            isSelf: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "agent" | "self";
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact";
+                            /**
+                             * Format: uuid
+                             * @description The organization the contact belongs to.
+                             */
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            userId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "info": "Prefers email before noon."
+                 *     }
+                 */
+                "application/json": {
+                    alias?: string | null;
+                    avatarUrl?: string | null;
+                    displayName?: string;
+                    info?: string | null;
+                    /** @enum {string} */
+                    kind?: "person" | "agent";
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Update a contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contact: {
+                            /** @description Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted. */
+                            alias: string | null;
+                            avatarUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string;
+                            /** @description Detail view only. */
+                            handles?: {
+                                channel: string;
+                                /** Format: uuid */
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                isPrimary: boolean;
+                                label: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @constant */
+                                object: "contact_handle";
+                                /** Format: date-time */
+                                updatedAt: string;
+                                value: string;
+                                /** @description Always false for now: no channel proves a handle yet. */
+                                verified: boolean;
+                            }[];
+                            /** Format: uuid */
+                            id: string;
+                            info: string | null;
+                            isSelf: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "agent" | "self";
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact";
+                            /**
+                             * Format: uuid
+                             * @description The organization the contact belongs to.
+                             */
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            userId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addContactHandle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "email",
+                 *       "value": "ada@work.example.com",
+                 *       "label": "work"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "email" | "a2a" | "sms" | "phone" | "telegram" | "slack" | "postal";
+                    /** @default false */
+                    isPrimary?: boolean;
+                    label?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a handle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contactHandle: {
+                            channel: string;
+                            /** Format: uuid */
+                            contactId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            isPrimary: boolean;
+                            label: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact_handle";
+                            /** Format: date-time */
+                            updatedAt: string;
+                            value: string;
+                            /** @description Always false for now: no channel proves a handle yet. */
+                            verified: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteContactHandle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactRef: string;
+                handleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a handle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateContactHandle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactRef: string;
+                handleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "isPrimary": true
+                 *     }
+                 */
+                "application/json": {
+                    isPrimary?: boolean;
+                    label?: string | null;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    value?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Update a handle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contactHandle: {
+                            channel: string;
+                            /** Format: uuid */
+                            contactId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            isPrimary: boolean;
+                            label: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "contact_handle";
+                            /** Format: date-time */
+                            updatedAt: string;
+                            value: string;
+                            /** @description Always false for now: no channel proves a handle yet. */
+                            verified: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContactMessages: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                contactRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A contact's message history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messages: {
+                            attachments?: {
+                                contentId: string | null;
+                                contentType: string | null;
+                                createdAt: string | null;
+                                disposition: ("attachment" | "inline") | null;
+                                filename: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                messageId: string;
+                                sizeBytes: number | null;
+                            }[];
+                            bcc: string[];
+                            cc: string[];
+                            /** @enum {string} */
+                            channel: "email" | "a2a";
+                            /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                            channelMetadata: ({
+                                authentication?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                bouncedAt?: string | null;
+                                complainedAt?: string | null;
+                                dkim?: string | null;
+                                dmarc?: string | null;
+                                helo?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                mailFrom?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                remoteAddress?: string | null;
+                                sesMessageId?: string | null;
+                                spf?: string | null;
+                            } | {
+                                provenance: unknown | null;
+                                provenanceVerified: boolean;
+                                receiptId: string | null;
+                            }) | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                             * @enum {string}
+                             */
+                            deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
+                            /** @enum {string} */
+                            direction: "inbound" | "outbound";
+                            from: {
+                                address: string;
+                                name: string | null;
+                            };
+                            hasAttachments: boolean;
+                            hasHtml: boolean;
+                            htmlBody?: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            inboxId: string;
+                            inReplyTo: string | null;
+                            /** @description RFC 5322 Message-ID header */
+                            messageId: string;
+                            /** @constant */
+                            object: "message";
+                            /** Format: date-time */
+                            receivedAt: string;
+                            references: string[];
+                            scheduledAt: string | null;
+                            status: string;
+                            subject: string;
+                            textBody?: string | null;
+                            textPreview: string;
+                            threadId: string | null;
+                            to: string[];
+                        }[];
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,6 +16,8 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   emailId: async (org) => (await sentMessage(org)).id,
   threadId: async (org) => (await sentMessage(org)).threadId,
   attachmentId: async (org) => (await sentMessage(org)).attachmentId,
+  contactRef: async (org) => (await newContact(org)).id,
+  handleId: async (org) => (await newContact(org)).handles[0].id,
   idOrSlug: async (org) => (await newTemplate(org)).id,
   version: async () => "1",
   domainId: async (org) => {
@@ -23,6 +25,17 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
     return res.body.domain.id as string;
   },
 };
+
+/** A person with one primary email handle. */
+export async function newContact(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; alias: string | null; handles: { id: string; value: string }[] }> {
+  const tag = Math.random().toString(36).slice(2, 10);
+  const res = await call("POST", "/v1/contacts", {
+    key: org.secret,
+    body: { displayName: `Person ${tag}`, handles: [{ channel: "email", value: `person-${tag}@example.com`, isPrimary: true }], ...body },
+  });
+  if (res.status !== 200) throw new Error(`contact: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.contact;
+}
 
 /** A react-email template greeting `name` (version 1 current). */
 export async function newTemplate(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {

@@ -14,3 +14,4 @@ export * from "./trust";
 export * from "./outbox";
 export * from "./ratelimit";
 export * from "./templates";
+export * from "./contacts";

@@ -81,3 +81,15 @@ export const notFound = (what: string, param: string | null = null) =>
 
 export const notPermitted = (message: string, param: string | null = null) =>
   new ApiError("not_permitted", message, param);
+
+/**
+ * The name of the unique constraint a database error violated (PostgreSQL 23505, through drizzle's
+ * wrapper on either driver), or null for any other error. Services turn it into a 409 naming the field.
+ */
+export function uniqueViolation(err: unknown): string | null {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const { code, constraint } = e as { code?: unknown; constraint?: unknown };
+    if (code === "23505") return typeof constraint === "string" ? constraint : "";
+  }
+  return null;
+}

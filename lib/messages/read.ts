@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, outboundEvents, threads } from "@/db/schema";
 import { type ChannelId, publicChannelMetadata } from "@/lib/channels/definitions";
@@ -74,6 +74,8 @@ export interface ListMessagesInput {
   direction?: "inbound" | "outbound";
   channel?: ChannelId;
   deliveryStatus?: DeliveryStatus;
+  /** Messages from or to any of these (lowercase) addresses: a contact's history (lib/contacts). */
+  addresses?: string[];
 }
 
 /** Newest first, keyset-paginated. */
@@ -85,6 +87,14 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
   if (input.direction) where.push(eq(messages.direction, input.direction));
   if (input.channel) where.push(eq(messages.channel, input.channel));
   if (input.deliveryStatus) where.push(eq(messages.deliveryStatus, input.deliveryStatus));
+  if (input.addresses?.length) {
+    where.push(
+      or(
+        inArray(sql`lower(${messages.fromAddress})`, input.addresses),
+        sql`exists (select 1 from unnest(${messages.to} || ${messages.cc} || ${messages.bcc}) a where lower(a) in ${input.addresses})`,
+      ),
+    );
+  }
   where.push(keysetBefore(messages.createdAt, messages.id, after));
   const rows = await db
     .select()

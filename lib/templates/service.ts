@@ -3,7 +3,7 @@ import type { DbOrTx } from "@/db";
 import { templates, templateVersions } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
-import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
+import { ApiError, invalidRequest, notFound, uniqueViolation } from "@/lib/core/errors";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { compileTemplate } from "./render/compile";
 import { TemplateError } from "./render/errors";
@@ -48,13 +48,6 @@ export function toVersion(row: VersionRow) {
 export function templateFailure(err: unknown, param?: string | null): never {
   if (err instanceof TemplateError && err.isClientError) throw invalidRequest(err.message, param === undefined ? err.param : param);
   throw err;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
 }
 
 /** A slug from a name: `Order Shipped!` → `order-shipped`. */
@@ -188,7 +181,7 @@ export async function updateTemplate(db: DbOrTx, principal: Principal, idOrSlug:
       return { template: toTemplate(updated as TemplateRow) };
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError("conflict", `A template with the slug "${input.slug}" already exists.`, "slug");
+    if (uniqueViolation(err) !== null) throw new ApiError("conflict", `A template with the slug "${input.slug}" already exists.`, "slug");
     throw err;
   }
 }
