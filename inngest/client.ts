@@ -13,5 +13,6 @@ export const events = {
   messageScheduled: eventType("svc/message.scheduled", { schema: staticSchema<{ messageId: string; orgId: string; sendAt: string }>() }),
   messageCanceled: eventType("svc/message.canceled", { schema: staticSchema<{ messageId: string }>() }),
   webhookReplay: eventType("svc/webhook.replay", { schema: staticSchema<{ webhookId: string; eventIds: string[] }>() }),
+  objectScanRequested: eventType("svc/object.scan.requested", { schema: staticSchema<{ objectId: string; orgId: string }>() }),
   webhookDeliver: eventType("svc/webhook.deliver", { schema: staticSchema<{ webhookId: string; eventId: string; replay?: boolean }>() }),
 };

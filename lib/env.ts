@@ -126,6 +126,8 @@ const schema = z.object({
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).default(24),
   /** Storage quota reported by whoami, bytes. */
   STORAGE_LIMIT_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
+  /** Largest file one bucket upload URL accepts, bytes. */
+  BUCKET_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(100 * 1024 ** 2),
   /**
    * Inngest. With both keys set, workflows run on Inngest (cloud, or self-hosted at
    * INNGEST_BASE_URL) and the embedded executor stays off. With only a signing key, the embedded

@@ -1,3 +1,4 @@
+import { defaultBucketId, uploadObject } from "./bucket-helpers";
 import { call, newInbox, newKey, type TestOrg } from "./harness";
 
 /**
@@ -20,6 +21,8 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   handleId: async (org) => (await newContact(org)).handles[0]?.id ?? "",
   idOrSlug: async (org) => (await newTemplate(org)).id,
   version: async () => "1",
+  bucketId: (org) => defaultBucketId(org),
+  objectId: async (org) => (await uploadObject(org)).objectId,
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;

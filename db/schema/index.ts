@@ -15,3 +15,4 @@ export * from "./outbox";
 export * from "./ratelimit";
 export * from "./templates";
 export * from "./contacts";
+export * from "./buckets";

@@ -1,6 +1,7 @@
 import { cron } from "inngest";
 import { getDb } from "@/db";
 import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
+import { rescanStale } from "@/lib/buckets/scan";
 import { sweepStoredBytes } from "@/lib/buckets/sweep";
 import { purgeExpiredRateLimits } from "@/lib/ratelimit";
 import { purgeOldWorkflowEvents } from "@/lib/workflows/runs";
@@ -8,7 +9,8 @@ import { events, inngest } from "../client";
 
 /**
  * Hourly housekeeping: drops Idempotency-Keys past their retention and executor events past the
- * dedupe window and rate-limit windows that have ended, and collects stored bytes that no row owns (rolled-back writes, deleted rows).
+ * dedupe window and rate-limit windows that have ended, and collects stored bytes that no row owns (rolled-back writes, deleted rows, abandoned uploads);
+ * objects whose scan request was lost are scanned again.
  * Each purge is its own step, so a retry never repeats a finished one.
  */
 export const housekeeping = inngest.createFunction(
@@ -24,6 +26,7 @@ export const housekeeping = inngest.createFunction(
     const workflowEvents = await step.run("purge-workflow-events", () => purgeOldWorkflowEvents());
     const storage = await step.run("sweep-storage", async () => sweepStoredBytes(await getDb()));
     const rateLimits = await step.run("purge-rate-limits", async () => purgeExpiredRateLimits(await getDb()));
-    return { idempotencyKeys, workflowEvents, storage, rateLimits };
+    const rescans = await step.run("rescan-stale-objects", async () => rescanStale(await getDb()));
+    return { idempotencyKeys, workflowEvents, storage, rateLimits, rescans };
   },
 );

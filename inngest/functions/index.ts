@@ -1,7 +1,8 @@
 import { deliverWebhook } from "./deliver-webhook";
 import { housekeeping } from "./housekeeping";
 import { replayWebhook } from "./replay-webhook";
+import { scanObjectFn } from "./scan-object";
 import { sendScheduled } from "./send-scheduled-message";
 
 /** Every function the app serves. */
-export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook];
+export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook, scanObjectFn];

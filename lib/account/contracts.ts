@@ -26,6 +26,10 @@ const storageSchema = z.object({
     expiringFileBytes: z.int(),
     activeFileObjects: z.int(),
   }),
+  /** Where stored bytes live. */
+  backend: z.enum(["filesystem", "s3"]),
+  /** The malware scanner in use: clamd, or the built-in scanner (EICAR and a SHA-256 block list). */
+  scanner: z.object({ kind: z.enum(["clamd", "builtin"]), version: z.string().nullable(), detail: z.string() }),
 });
 
 export const whoamiSchema = z.object({

@@ -3,6 +3,7 @@ import { countActiveApiKeys } from "@/lib/api-keys/service";
 import { used } from "@/lib/http/rate-limit";
 import type { Principal } from "@/lib/auth/principal";
 import type { Whoami } from "@/lib/account/contracts";
+import { storageUsage } from "@/lib/buckets/usage";
 import { env } from "@/lib/env";
 import { listOrganizationsForUser } from "@/lib/organizations/service";
 
@@ -14,13 +15,13 @@ function currentPeriod(now: Date): { start: string; end: string } {
 
 /** The whoami response: the calling key, its user and organization, limits and usage. */
 export async function whoami(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Whoami> {
-  const [organizations, activeApiKeys] = await Promise.all([
+  const [organizations, activeApiKeys, stored] = await Promise.all([
     listOrganizationsForUser(db, principal.userId),
     countActiveApiKeys(db, principal.orgId),
+    storageUsage(db, principal.orgId),
   ]);
   const current = organizations.find((o) => o.id === principal.orgId);
-  // Stored bytes are counted once messages and buckets exist; nothing is stored by the kernel.
-  const usedBytes = 0;
+  const usedBytes = stored.breakdown.mailBodyBytes + stored.breakdown.attachmentBytes + stored.breakdown.fileBytes;
   return {
     userId: principal.userId,
     projectId: principal.orgId,
@@ -44,7 +45,9 @@ export async function whoami(db: DbOrTx, principal: Principal, now: Date = new D
       usedBytes,
       limitBytes: env.STORAGE_LIMIT_BYTES,
       remainingBytes: Math.max(0, env.STORAGE_LIMIT_BYTES - usedBytes),
-      breakdown: { mailBodyBytes: 0, attachmentBytes: 0, fileBytes: 0, expiringFileBytes: 0, activeFileObjects: 0 },
+      breakdown: stored.breakdown,
+      backend: stored.backend,
+      scanner: stored.scanner,
     },
     organization: { id: principal.orgId, role: current?.role ?? null },
     organizations: organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug, vanitySlug: o.vanitySlug, role: o.role })),

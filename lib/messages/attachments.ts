@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments } from "@/db/schema";
+import { refuseUnscannedAttachment } from "@/lib/buckets/gate";
 import { BinaryBody } from "@/lib/core/contract";
 import { notFound } from "@/lib/core/errors";
 import { safeMediaType } from "@/lib/core/media-type";
@@ -32,7 +33,8 @@ async function bytesOf(a: AttachmentRow): Promise<BinaryBody> {
 
 /** The attachment's raw bytes (reads are scoped through the owning organization). */
 export async function attachmentContent(db: DbOrTx, principal: Principal, attachmentId: string): Promise<BinaryBody> {
-  return bytesOf(await findAttachment(db, principal, attachmentId));
+  const a = await refuseUnscannedAttachment(db, await findAttachment(db, principal, attachmentId));
+  return bytesOf(a);
 }
 
 const urlSecret = urlSigningSecret;
@@ -50,7 +52,7 @@ const signature = (secret: Buffer, id: string, expires: number, disposition: Dis
  * configured, else on the public base URL.
  */
 export async function attachmentDownloadUrl(db: DbOrTx, principal: Principal, attachmentId: string, expiresInSeconds: number) {
-  const a = await findAttachment(db, principal, attachmentId);
+  const a = await refuseUnscannedAttachment(db, await findAttachment(db, principal, attachmentId));
   const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
   const secret = await urlSecret(db);
   const link = (disposition: Disposition) => {

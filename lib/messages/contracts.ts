@@ -316,7 +316,9 @@ export const getAttachmentContent = defineContract({
   access: "messages:read",
   tag: "Attachments",
   summary: "Download an attachment's bytes",
+  description: "Inbound attachments are served once their malware scan found them clean: 409 while the scan is pending, 403 when infected or unscannable.",
   params: attachmentParams,
+  errors: ["conflict", "not_permitted"],
   binary: true,
   response: z.unknown(),
 });
@@ -328,8 +330,9 @@ export const getAttachmentDownloadUrl = defineContract({
   access: "messages:read",
   tag: "Attachments",
   summary: "Short-lived signed download URL",
-  description: "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900).",
+  description: "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900). Inbound attachments only once scanned clean: 409 while pending, 403 when infected or unscannable.",
   params: attachmentParams,
+  errors: ["conflict", "not_permitted"],
   query: z.strictObject({ expiresInSeconds: z.coerce.number().int().min(1).max(604_800).default(900) }),
   response: z.object({ attachment: attachmentSchema, downloadUrl: z.url(), expiresInSeconds: z.int(), shareUrl: z.url() }),
 });

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, threads } from "@/db/schema";
 import { appendEvent } from "@/lib/events/ledger";
+import { trackInboundAttachments } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
 
 /**
@@ -88,6 +89,8 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
     await storage().put(key, file.content, { contentType: file.contentType });
     await tx.update(attachments).set({ storageKey: key }).where(eq(attachments.id, att.id));
   }
+  // Inbound attachments are scanned before they are served (lib/buckets/scan.ts).
+  if (row.direction === "inbound" && files.length > 0) await trackInboundAttachments(tx, row.id);
   if (threadId) {
     await tx
       .update(threads)

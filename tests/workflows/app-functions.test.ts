@@ -44,7 +44,7 @@ test("housekeeping purges idempotency keys past their retention and sweeps stora
   // A cron run in the same minute may have purged the key first, so the count is summed over both.
   const purged = (await runsOf("svc-housekeeping")).filter((r) => r.status === "completed").reduce((n, r) => n + (r.output as { idempotencyKeys: number }).idempotencyKeys, 0);
   expect(purged).toBeGreaterThanOrEqual(1);
-  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage", "purge-rate-limits"]);
+  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage", "purge-rate-limits", "rescan-stale-objects"]);
   expect((run.output as { storage: { deleted: number } }).storage).toMatchObject({ deleted: expect.any(Number) });
   expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
 });

@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { defineContract } from "@/lib/core/contract";
+import { paginationQuery } from "@/lib/core/pagination";
+import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
+
+/** Public ids: `buk_` / `shr_` and the row's UUID without dashes. */
+export const bucketIdParam = z.string().regex(/^buk_[0-9a-f]{32}$/, "a bucket id (buk_…)");
+export const shareLinkIdParam = z.string().regex(/^shr_[0-9a-f]{32}$/, "a share link id (shr_…)");
+
+const tag = "Buckets";
+const MAX_EXPIRY = 604_800;
+
+export const SCAN_STATUSES = ["pending", "clean", "infected", "failed", "skipped"] as const;
+
+export const bucketSchema = z.object({
+  object: z.literal("bucket"),
+  id: z.string(),
+  name: z.string(),
+  isDefault: z.boolean(),
+  /** The reserved bucket that holds inbound email attachments (read-only, undeletable). */
+  isInbound: z.boolean(),
+  status: z.enum(["active", "archived"]),
+  usedBytes: z.int().min(0),
+  objectCount: z.int().min(0),
+  displayName: z.string().nullable(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+
+export const bucketObjectSchema = z.object({
+  object: z.literal("bucket_object"),
+  id: z.uuid(),
+  bucketId: z.string(),
+  filename: z.string(),
+  bytes: z.int().min(0),
+  contentType: z.string().nullable(),
+  scanStatus: z.enum(SCAN_STATUSES),
+  /** The signature that flagged an infected object. */
+  scanSignature: z.string().nullable(),
+  scannedAt: isoDate.nullable(),
+  createdAt: isoDate,
+});
+
+const bucketParams = z.strictObject({ bucketId: bucketIdParam });
+const objectParams = z.strictObject({ bucketId: bucketIdParam, objectId: uuidParam });
+
+const bucketFields = {
+  displayName: z.string().min(1).max(200).nullable().optional(),
+  description: z.string().max(2000).nullable().optional(),
+  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+};
+
+export const listBuckets = defineContract({
+  id: "listBuckets",
+  method: "GET",
+  path: "/v1/buckets",
+  access: "buckets:read",
+  tag,
+  summary: "List buckets",
+  description: "Every bucket of the organization, the default and the reserved inbound bucket first. `usedBytes` and `objectCount` count finalized objects.",
+  response: z.object({ object: z.literal("list"), data: z.array(bucketSchema), pagination: paginationSchema }),
+});
+
+export const createBucket = defineContract({
+  id: "createBucket",
+  method: "POST",
+  path: "/v1/buckets",
+  access: "buckets:write",
+  tag,
+  summary: "Create a bucket",
+  body: z.strictObject({ name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and dashes, 1..63"), ...bucketFields }),
+  example: { name: "reports", displayName: "Reports" },
+  errors: ["conflict"],
+  response: bucketSchema,
+});
+
+export const getBucket = defineContract({
+  id: "getBucket",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}",
+  access: "buckets:read",
+  tag,
+  summary: "Get a bucket",
+  params: bucketParams,
+  response: bucketSchema,
+});
+
+export const updateBucket = defineContract({
+  id: "updateBucket",
+  method: "PATCH",
+  path: "/v1/buckets/{bucketId}",
+  access: "buckets:write",
+  tag,
+  summary: "Update a bucket",
+  description: "Display name, description, metadata and `status` (`active` or `archived`: an archived bucket takes no uploads).",
+  params: bucketParams,
+  body: z.strictObject({ ...bucketFields, status: z.enum(["active", "archived"]).optional() }),
+  example: { displayName: "Quarterly reports" },
+  response: bucketSchema,
+});
+
+export const deleteBucket = defineContract({
+  id: "deleteBucket",
+  method: "DELETE",
+  path: "/v1/buckets/{bucketId}",
+  access: "buckets:write",
+  tag,
+  summary: "Delete a bucket",
+  description: "Deletes an empty bucket. The default and the reserved inbound bucket cannot be deleted (403); a bucket with objects is 409.",
+  params: bucketParams,
+  errors: ["not_permitted", "conflict"],
+  response: z.object({ deleted: z.literal(true), id: z.string() }),
+});
+
+export const listBucketObjects = defineContract({
+  id: "listBucketObjects",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}/objects",
+  access: "buckets:read",
+  tag,
+  summary: "List a bucket's objects",
+  description: "Finalized objects, newest first, paginated.",
+  params: bucketParams,
+  query: z.strictObject({ ...paginationQuery(), scanStatus: z.enum(SCAN_STATUSES).optional() }),
+  response: z.object({ object: z.literal("list"), data: z.array(bucketObjectSchema), pagination: paginationSchema }),
+});
+
+export const createUpload = defineContract({
+  id: "createUpload",
+  method: "POST",
+  path: "/v1/buckets/{bucketId}/uploads",
+  access: "buckets:write",
+  tag,
+  summary: "Request an upload URL",
+  description:
+    "Returns a PresignedUpload: PUT the bytes to `uploadUrl` with exactly the returned `headers` (the stored Content-Type, the declared type as `x-amz-meta-content-type`, the file name as `x-amz-meta-filename`) before it expires, then finalize. With `size` the PUT must carry exactly that many bytes. A URL takes one upload.",
+  params: bucketParams,
+  body: z.strictObject({
+    filename: z.string().min(1).max(255),
+    contentType: z.string().min(1).max(255).optional(),
+    size: z.int().min(0).optional(),
+    expiresInSeconds: z.int().min(1).max(MAX_EXPIRY).optional(),
+  }),
+  example: { filename: "report.pdf", contentType: "application/pdf", size: 1024 },
+  errors: ["not_permitted", "payload_too_large"],
+  response: z.object({
+    objectId: z.uuid(),
+    uploadUrl: z.url(),
+    method: z.literal("PUT"),
+    headers: z.record(z.string(), z.string()),
+    expiresInSeconds: z.int().min(1).max(MAX_EXPIRY),
+    expiresAt: isoDate,
+  }),
+});
+
+export const finalizeObject = defineContract({
+  id: "finalizeObject",
+  method: "POST",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/finalize",
+  access: "buckets:write",
+  tag,
+  summary: "Finalize an upload",
+  description: "Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet.",
+  params: objectParams,
+  errors: ["conflict"],
+  response: bucketObjectSchema,
+});
+
+export const getBucketObject = defineContract({
+  id: "getBucketObject",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}",
+  access: "buckets:read",
+  tag,
+  summary: "Get an object",
+  params: objectParams,
+  response: bucketObjectSchema,
+});
+
+export const getObjectDownloadUrl = defineContract({
+  id: "getObjectDownloadUrl",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/download-url",
+  access: "buckets:read",
+  tag,
+  summary: "Get a download URL",
+  description: "A presigned URL (1..604800 s, default 3600) for the owner. Infected objects are never served (403).",
+  params: objectParams,
+  query: z.strictObject({ expiresInSeconds: z.coerce.number().int().min(1).max(MAX_EXPIRY).default(3600) }),
+  errors: ["not_permitted"],
+  response: z.object({ downloadUrl: z.url(), expiresInSeconds: z.int().min(1).max(MAX_EXPIRY), expiresAt: isoDate }),
+});
+
+export const deleteBucketObject = defineContract({
+  id: "deleteBucketObject",
+  method: "DELETE",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}",
+  access: "buckets:write",
+  tag,
+  summary: "Delete an object",
+  description: "Deletes the object, its bytes and its share links.",
+  params: objectParams,
+  response: z.object({ deleted: z.literal(true), id: z.uuid() }),
+});
+
+export const batchDeleteBucketObjects = defineContract({
+  id: "batchDeleteBucketObjects",
+  method: "POST",
+  path: "/v1/buckets/{bucketId}/objects/batch-delete",
+  access: "buckets:write",
+  tag,
+  summary: "Delete objects",
+  description: "1..1000 ids. Each id succeeds or fails on its own (`failed`: id, code, message); a failure never aborts the rest.",
+  params: bucketParams,
+  body: z.strictObject({ objectIds: z.array(z.uuid()).min(1).max(1000) }),
+  example: { objectIds: ["01930000-0000-7000-8000-000000000000"] },
+  response: z.object({
+    object: z.literal("batch_delete_result"),
+    deleted: z.array(z.string()),
+    failed: z.array(z.object({ id: z.string(), code: z.string(), message: z.string() })),
+  }),
+});

@@ -1,0 +1,21 @@
+import { defineOperation } from "@/lib/core/operation";
+import * as c from "./contracts";
+import * as buckets from "./service";
+import * as uploads from "./uploads";
+
+export const listBuckets = defineOperation(c.listBuckets, ({ db, principal }) => buckets.listBuckets(db, principal));
+export const createBucket = defineOperation(c.createBucket, ({ db, principal, body }) => buckets.createBucket(db, principal, body));
+export const getBucket = defineOperation(c.getBucket, ({ db, principal, params }) => buckets.getBucket(db, principal, params.bucketId));
+export const updateBucket = defineOperation(c.updateBucket, ({ db, principal, params, body }) => buckets.updateBucket(db, principal, params.bucketId, body));
+export const deleteBucket = defineOperation(c.deleteBucket, ({ db, principal, params }) => buckets.deleteBucket(db, principal, params.bucketId));
+export const listBucketObjects = defineOperation(c.listBucketObjects, ({ db, principal, params, query }) => buckets.listObjects(db, principal, params.bucketId, query));
+export const createUpload = defineOperation(c.createUpload, ({ db, principal, params, body }) => uploads.createUpload(db, principal, params.bucketId, body));
+export const finalizeObject = defineOperation(c.finalizeObject, ({ db, principal, params }) => uploads.finalizeObject(db, principal, params.bucketId, params.objectId));
+export const getBucketObject = defineOperation(c.getBucketObject, ({ db, principal, params }) => buckets.getObject(db, principal, params.bucketId, params.objectId));
+export const getObjectDownloadUrl = defineOperation(c.getObjectDownloadUrl, ({ db, principal, params, query }) =>
+  buckets.objectDownloadUrl(db, principal, params.bucketId, params.objectId, query.expiresInSeconds),
+);
+export const deleteBucketObject = defineOperation(c.deleteBucketObject, ({ db, principal, params }) => buckets.deleteObject(db, principal, params.bucketId, params.objectId));
+export const batchDeleteBucketObjects = defineOperation(c.batchDeleteBucketObjects, ({ db, principal, params, body }) =>
+  buckets.batchDeleteObjects(db, principal, params.bucketId, body.objectIds),
+);
