@@ -31,6 +31,7 @@ const { startEmbeddedExecutor, stopEmbeddedExecutor } = await import("./lib/work
 const { serveUrl } = await import("./lib/workflows/config");
 const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver");
 const { startOutboxRelay, stopOutboxRelay } = await import("./lib/outbox/relay");
+const { startWebhookDispatcher, stopWebhookDispatcher } = await import("./lib/webhooks/dispatcher");
 const { startControlServer } = await import("./lib/runtime/control");
 const { malformedPath } = await import("./lib/http/path");
 const { newRequestId } = await import("./lib/core/invoke");
@@ -89,6 +90,8 @@ try {
 // The outbox relay: finishes handoffs a dead process left behind (on the embedded database all of
 // them, at once), then takes over entries whose lease expires.
 await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed to start", errorFields(err)));
+// Webhook delivery: the dispatcher's loops (deliveries a dead process was making are made again).
+await startWebhookDispatcher().catch((err: unknown) => log.error("webhook dispatcher failed to start", errorFields(err)));
 // Inbound mail: the built-in SMTP receiver (SMTP_PORT=0 turns it off).
 const smtp =
   env.SMTP_PORT > 0
@@ -119,6 +122,7 @@ async function shutdown(signal: string): Promise<void> {
   await smtp?.close().catch(() => {});
   await stopEmbeddedExecutor().catch(() => {});
   await stopOutboxRelay().catch(() => {});
+  await stopWebhookDispatcher().catch(() => {});
   server.close();
   server.closeAllConnections();
   await app.close().catch(() => {});

@@ -9483,6 +9483,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -9562,6 +9563,7 @@ export interface operations {
                 "application/json": {
                     events: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
                     label?: string | null;
+                    rateLimitPerSecond?: number | null;
                     url: string;
                 };
             };
@@ -9589,6 +9591,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -9695,6 +9698,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -9875,6 +9879,7 @@ export interface operations {
                 "application/json": {
                     events?: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
                     label?: string | null;
+                    rateLimitPerSecond?: number | null;
                     url?: string;
                 };
             };
@@ -9901,6 +9906,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -10123,6 +10129,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -10342,6 +10349,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */
@@ -10461,6 +10469,7 @@ export interface operations {
                             /** @constant */
                             object: "webhook";
                             pausedReason: string | null;
+                            rateLimitPerSecond: number | null;
                             secondarySecretActive: boolean;
                             secondarySecretExpiresAt: string | null;
                             /** @enum {string} */

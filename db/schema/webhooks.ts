@@ -1,4 +1,5 @@
-import { boolean, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { organizations } from "./organizations";
 
@@ -21,10 +22,20 @@ export const webhooks = pgTable(
     autoPausedAt: tstz(),
     pausedReason: text(),
     lastDeliveryAt: tstz(),
+    /** Deliveries per second this endpoint accepts (null: no limit), paced across processes. */
+    rateLimitPerSecond: integer(),
+    /** The pacing state (GCRA theoretical arrival time), written under the dispatcher's claim lock. */
+    rateTat: tstz(),
     createdAt: createdAt(),
   },
   (t) => [index("webhooks_org_idx").on(t.orgId, t.status)],
 );
+
+/** The endpoint a row belongs to (removed with it). */
+const webhookRef = () =>
+  uuid()
+    .notNull()
+    .references(() => webhooks.id, { onDelete: "cascade" });
 
 /** One row per delivery attempt (the delivery log). */
 export const webhookDeliveries = pgTable(
@@ -32,9 +43,7 @@ export const webhookDeliveries = pgTable(
   {
     id: id(),
     orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
-    webhookId: uuid()
-      .notNull()
-      .references(() => webhooks.id, { onDelete: "cascade" }),
+    webhookId: webhookRef(),
     eventId: text().notNull(),
     eventType: text().notNull(),
     attempt: integer().notNull(),
@@ -47,4 +56,28 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt, t.id), index("webhook_deliveries_event_idx").on(t.webhookId, t.eventId)],
+);
+
+/**
+ * Deliveries to make (lib/webhooks/dispatcher.ts): one row per event and endpoint, written in the
+ * transaction that appends the event, deleted when the delivery succeeds or fails for good. A
+ * claimed row is due again when its lease ends (`dueAt` moves past it), so a delivery a crashed
+ * process was making is made again.
+ */
+export const webhookQueue = pgTable(
+  "webhook_queue",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    webhookId: webhookRef(),
+    eventId: text().notNull(),
+    replay: boolean().notNull().default(false),
+    /** Attempts made so far (claims). */
+    attempts: integer().notNull().default(0),
+    dueAt: tstz().notNull().default(sql`now()`),
+    /** The `pending` delivery-log row of the attempt under way (null: none). */
+    deliveryId: uuid(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("webhook_queue_event_key").on(t.webhookId, t.eventId), index("webhook_queue_due_idx").on(t.dueAt)],
 );

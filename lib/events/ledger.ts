@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
-import { enqueueDeliveries } from "@/lib/webhooks/deliver";
+import { enqueueDeliveries } from "@/lib/webhooks/dispatcher";
 import { EVENT_TYPES, type EventType } from "./contracts";
 
 export { EVENT_TYPES, type EventType };

@@ -22,6 +22,8 @@ export const webhookSchema = z.object({
   pausedReason: z.string().nullable(),
   autoPaused: z.boolean(),
   autoPausedAt: isoDate.nullable(),
+  /** Deliveries per second the endpoint accepts (null: no limit). */
+  rateLimitPerSecond: z.int().nullable(),
 });
 
 export const deliverySchema = z.object({
@@ -42,6 +44,8 @@ export const deliverySchema = z.object({
 const url = z.string().min(1).max(2048);
 const eventsField = z.array(z.enum(SUBSCRIBABLE)).min(1).max(SUBSCRIBABLE.length);
 const label = z.string().trim().min(1).max(120).nullable();
+/** Deliveries per second the endpoint accepts (null: no limit); paced across processes, never dropped. */
+const rateLimitPerSecond = z.int().min(1).max(10_000).nullable();
 const params = z.strictObject({ webhookId: uuidParam });
 const one = z.object({ webhook: webhookSchema });
 const withSecret = z.object({ webhook: webhookSchema, secret: z.string() });
@@ -58,7 +62,7 @@ export const createWebhook = defineContract({
   summary: "Create a webhook",
   description:
     "An HTTPS endpoint (public addresses only) that receives the subscribed events as signed POSTs: Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`), the same value in `X-Svc-Signature`; body `{eventId, type, createdAt, data}`. The `whsec_` secret is returned only here and at rotation.",
-  body: z.strictObject({ url, events: eventsField, label: label.optional() }),
+  body: z.strictObject({ url, events: eventsField, label: label.optional(), rateLimitPerSecond: rateLimitPerSecond.optional() }),
   example: { url: "https://example.com/hooks/svc", events: ["message.received"] },
   response: withSecret,
   secretFields: ["secret"],
@@ -76,8 +80,8 @@ export const updateWebhook = defineContract({
   summary: "Update a webhook",
   params,
   body: z
-    .strictObject({ url: url.optional(), events: eventsField.optional(), label: label.optional() })
-    .refine((v) => Object.keys(v).length > 0, { message: "Give at least one of url, events, label." }),
+    .strictObject({ url: url.optional(), events: eventsField.optional(), label: label.optional(), rateLimitPerSecond: rateLimitPerSecond.optional() })
+    .refine((v) => Object.keys(v).length > 0, { message: "Give at least one of url, events, label, rateLimitPerSecond." }),
   example: { label: "production" },
   response: one,
 });

@@ -1,9 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { Db, DbOrTx } from "@/db";
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "@/db";
 import { ledgerEvents, webhookDeliveries, webhooks } from "@/db/schema";
 import { env } from "@/lib/env";
-import { publishWorkflowEvents } from "@/lib/workflows/publish";
-import { errorFields, log } from "@/lib/log";
 import { signatureHeader } from "./signing";
 import { outboundFetch } from "@/lib/providers/http";
 import { loopbackAllowed, webhookUrlProblem } from "./url-guard";
@@ -25,25 +23,6 @@ export interface WebhookEnvelope {
 /** The secrets that sign now: the current one, and the previous one during its rotation window. */
 export function activeSecrets(w: WebhookRow, now: Date = new Date()): string[] {
   return w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? [w.secret, w.previousSecret] : [w.secret];
-}
-
-/**
- * Queues delivery of a just-appended event to every webhook subscribed to its type. A paused
- * endpoint gets the event logged as failed (so `redrive` sends it after `resume`).
- */
-export async function enqueueDeliveries(tx: DbOrTx, orgId: string, eventId: string, type: string): Promise<void> {
-  const targets = await tx
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(and(eq(webhooks.orgId, orgId), sql`${type} = any(${webhooks.events})`));
-  if (targets.length === 0) return;
-  const after = await publishWorkflowEvents(
-    tx,
-    targets.map((t) => ({ name: DELIVER_EVENT, data: { webhookId: t.id, eventId } })),
-  );
-  // With Inngest the send happens now; the delivery re-reads the event, so an event whose
-  // transaction rolls back is never delivered.
-  after().catch((err: unknown) => log.warn("queueing webhook deliveries failed", errorFields(err)));
 }
 
 export interface AttemptResult {

@@ -7,8 +7,8 @@ import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
-import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
-import { DELIVER_EVENT, type DeliveryRow, post, recordAttempt, type WebhookRow } from "./deliver";
+import { type DeliveryRow, post, recordAttempt, type WebhookRow } from "./deliver";
+import { queueDeliveries } from "./dispatcher";
 import { newWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-guard";
 
@@ -29,6 +29,7 @@ export function toWebhook(w: WebhookRow, now: Date = new Date()) {
     pausedReason: w.pausedReason,
     autoPaused: w.autoPaused,
     autoPausedAt: w.autoPausedAt?.toISOString() ?? null,
+    rateLimitPerSecond: w.rateLimitPerSecond,
   };
 }
 
@@ -73,13 +74,13 @@ export async function getWebhook(db: DbOrTx, principal: Principal, webhookId: st
 }
 
 /** Creates an endpoint; its signing secret is returned only here (and at rotation). */
-export async function createWebhook(db: Db, principal: Principal, input: { url: string; events: string[]; label?: string | null }) {
+export async function createWebhook(db: Db, principal: Principal, input: { url: string; events: string[]; label?: string | null; rateLimitPerSecond?: number | null }) {
   await checkUrl(input.url);
   const secret = newWebhookSecret();
   return db.transaction(async (tx) => {
     const [w] = await tx
       .insert(webhooks)
-      .values({ orgId: principal.orgId, url: input.url, events: [...new Set(input.events)], label: input.label ?? null, secret })
+      .values({ orgId: principal.orgId, url: input.url, events: [...new Set(input.events)], label: input.label ?? null, rateLimitPerSecond: input.rateLimitPerSecond ?? null, secret })
       .returning();
     if (!w) throw new Error("webhook insert returned nothing");
     await recordAudit(tx, principal, { orgId: principal.orgId, action: "webhook.created", resourceType: "webhook", resourceId: w.id, metadata: { url: w.url, events: w.events } });
@@ -101,12 +102,13 @@ async function change(db: Db, principal: Principal, webhookId: string, action: s
   });
 }
 
-export async function updateWebhook(db: Db, principal: Principal, webhookId: string, input: { url?: string; events?: string[]; label?: string | null }) {
+export async function updateWebhook(db: Db, principal: Principal, webhookId: string, input: { url?: string; events?: string[]; label?: string | null; rateLimitPerSecond?: number | null }) {
   if (input.url !== undefined) await checkUrl(input.url);
   const patch: Partial<typeof webhooks.$inferInsert> = {};
   if (input.url !== undefined) patch.url = input.url;
   if (input.events !== undefined) patch.events = [...new Set(input.events)];
   if (input.label !== undefined) patch.label = input.label;
+  if (input.rateLimitPerSecond !== undefined) patch.rateLimitPerSecond = input.rateLimitPerSecond;
   return { webhook: toWebhook(await change(db, principal, webhookId, "webhook.updated", patch)) };
 }
 
@@ -168,12 +170,10 @@ export async function redriveWebhook(db: Db, principal: Principal, webhookId: st
         sql`not exists (select 1 from webhook_deliveries s where s.webhook_id = ${w.id} and s.event_id = ${webhookDeliveries.eventId} and s.status = 'succeeded')`,
       ),
     );
-  if (failed.length > 0) {
-    await publishWorkflowEventsNow(
-      db,
-      failed.map((f) => ({ name: DELIVER_EVENT, data: { webhookId: w.id, eventId: f.eventId, replay: true } })),
-    );
-  }
+  await queueDeliveries(
+    db,
+    failed.map((f) => ({ orgId: w.orgId, webhookId: w.id, eventId: f.eventId, replay: true })),
+  );
   return { webhookId: w.id, redriven: failed.length };
 }
 

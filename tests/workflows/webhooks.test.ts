@@ -5,10 +5,11 @@ import { getDb } from "@/db";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
 import { appendEvent } from "@/lib/events/ledger";
+import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { call, newOrg, type TestOrg } from "../harness";
 import { type Harness, sleep, startHarness } from "./harness";
 
-/** Webhook delivery end to end: ledger append → deliver-webhook workflow → a loopback receiver. */
+/** Webhook delivery end to end: ledger append → the dispatcher (replays: a workflow) → a loopback receiver. */
 interface Received {
   headers: Record<string, string>;
   body: string;
@@ -55,8 +56,10 @@ beforeAll(async () => {
   h = await startHarness();
   await h.serveApp(inngest, functions);
   h.executor.start();
+  await startWebhookDispatcher();
 });
 afterAll(async () => {
+  await stopWebhookDispatcher();
   for (const r of receivers) r.close();
   await h.close();
 });
@@ -169,6 +172,26 @@ describe("delivery", () => {
     const delivered = await until(() => r.uniqueDelivered(), (d) => [...ids, ...more].every((id) => d.includes(id)), 30_000);
     expect(delivered).toEqual(expect.arrayContaining([...ids, ...more]));
   }, 90_000);
+
+  test("rateLimitPerSecond paces an endpoint (a burst of its rate, then one per 1/rate s) and delays, never drops", async () => {
+    const org = await newOrg();
+    const r = await receiver();
+    const created = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"], rateLimitPerSecond: 4 } });
+    expect(created.body.webhook.rateLimitPerSecond).toBe(4);
+    const { webhook } = created.body;
+    const ids = await emit(org, 10);
+    const delivered = await until(() => r.uniqueDelivered(), (d) => d.length === 10, 30_000);
+    expect(new Set(delivered)).toEqual(new Set(ids));
+    // Attempts start when claimed (the log row's time, the database's clock): 4 at once, then one per 250 ms.
+    const log = (await call("GET", `/v1/webhooks/${webhook.id}/deliveries?limit=100`, { key: org.secret })).body.data as { createdAt: string }[];
+    const starts = log.map((d) => Date.parse(d.createdAt)).sort((a, b) => a - b);
+    expect(starts).toHaveLength(10);
+    const first = starts[0] ?? 0;
+    starts.forEach((t, i) => expect(t - first).toBeGreaterThanOrEqual(Math.max(0, i - 3) * 250 - 5));
+    const off = await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { rateLimitPerSecond: null } });
+    expect(off.body.webhook.rateLimitPerSecond).toBeNull();
+    expect((await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { rateLimitPerSecond: 0 } })).status).toBe(400);
+  });
 
   test("after a rotation both secrets verify during the window; 410 disables the endpoint", async () => {
     const org = await newOrg();

@@ -4,6 +4,7 @@ import { and, eq, inArray, isNull, lt, lte, notInArray, or, sql } from "drizzle-
 import { type DbOrTx, getDb } from "@/db";
 import { type WfEventPayload, wfEvents, wfFunctions, wfRuns, wfThrottles } from "@/db/schema";
 import { log } from "@/lib/log";
+import { admit, type Gcra, gcra } from "@/lib/ratelimit/gcra";
 import { evaluate, keyOf, matches } from "./expressions";
 import { msUntil } from "./durations";
 import { notifyWork, notifyWorkOnCommit } from "./signal";
@@ -546,24 +547,10 @@ export function throttleOf(fn: FunctionRow): Throttle | null {
   return { limit: t.limit, periodMs: msUntil(t.period) ?? 0, burst: Math.max(0, Math.trunc(t.burst ?? 0)) };
 }
 
-/** One key's GCRA state during a claim: the theoretical arrival time, the clock, its parameters. */
-interface Gate {
+/** One key's GCRA state during a claim. */
+interface Gate extends Gcra {
   functionId: string;
   key: string;
-  tat: number;
-  now: number;
-  emission: number;
-  tolerance: number;
-  changed: boolean;
-}
-
-/** Admits one start through `gate` (null), or returns when the next start will be admitted. */
-function admit(gate: Gate): number | null {
-  const tat = Math.max(gate.tat, gate.now);
-  if (tat - gate.now > gate.tolerance) return tat - gate.tolerance;
-  gate.tat = tat + gate.emission;
-  gate.changed = true;
-  return null;
 }
 
 /** The GCRA state of every throttled function and key among `due` (read under the claim lock). */
@@ -585,8 +572,7 @@ async function throttleGates(
   for (const r of pairs) {
     const t = throttles.get(r.functionId) as Throttle;
     const k = `${r.functionId}\u0000${r.throttleKey}`;
-    const emission = t.periodMs / t.limit;
-    gates.set(k, { functionId: r.functionId, key: r.throttleKey as string, tat: stored.get(k) ?? now, now, emission, tolerance: (t.limit + t.burst - 1) * emission, changed: false });
+    gates.set(k, { functionId: r.functionId, key: r.throttleKey as string, ...gcra(stored.get(k) ?? null, now, t.periodMs / t.limit, t.limit + t.burst) });
   }
   return gates;
 }

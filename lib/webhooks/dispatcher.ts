@@ -1,0 +1,307 @@
+import { uuidv7 } from "@/db/ids";
+import { and, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { type Db, type DbOrTx, getDb, getDbHandle } from "@/db";
+import { ledgerEvents, webhookQueue, webhooks } from "@/db/schema";
+import { env } from "@/lib/env";
+import { errorFields, log } from "@/lib/log";
+import { admit, gcra } from "@/lib/ratelimit/gcra";
+import { wakeup } from "@/lib/workflows/executor/signal";
+import { post, type WebhookEnvelope, type WebhookRow } from "./deliver";
+
+/**
+ * The webhook dispatcher. Deliveries are rows of `webhook_queue`, written in the transaction that
+ * appends the event (or redrives it), so a committed event is never lost and a rolled-back one is
+ * never sent. Each process runs a few dispatch loops; a loop claims a batch of due rows in one
+ * transaction (under an advisory lock, `FOR UPDATE SKIP LOCKED`: processes share the queue),
+ * writes a `pending` delivery-log row per attempt, posts the batch concurrently over the guarded
+ * keep-alive pool (`outboundFetch`), then records every outcome in one transaction: the log rows,
+ * the endpoints' failure counts and breaker, and the queue (deleted when done, else due again on
+ * the retry schedule or `Retry-After`). Only failing attempts go through the schedule.
+ *
+ * A claimed row is due again when its lease ends (`dueAt` is moved past it), so a delivery that a
+ * killed process was making is made again: at least once, with duplicates limited to the attempts
+ * in flight when it died. Its `pending` log row is marked failed ("interrupted") by the next claim.
+ * `rateLimitPerSecond` paces an endpoint with a GCRA whose state (`webhooks.rate_tat`) is written
+ * under the claim lock, so it holds across processes.
+ */
+
+export const WEBHOOK_CHANNEL = "svc_webhooks";
+const signal = wakeup(WEBHOOK_CHANNEL);
+const CLAIM_LOCK = 7_246_130;
+/** Rows one loop claims at once, and loops per process. */
+const BATCH = 50;
+const LOOPS = 3;
+const POLL_MS = 1000;
+const leaseMs = () => env.WEBHOOK_TIMEOUT_MS + 5000;
+
+export interface QueuedDelivery {
+  orgId: string;
+  webhookId: string;
+  eventId: string;
+  replay?: boolean;
+}
+
+/** Queues deliveries in the caller's transaction (one already queued for the same event and endpoint is kept). */
+export async function queueDeliveries(tx: DbOrTx, rows: QueuedDelivery[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await tx
+    .insert(webhookQueue)
+    .values(rows.map((r) => ({ orgId: r.orgId, webhookId: r.webhookId, eventId: r.eventId, replay: r.replay ?? false })))
+    .onConflictDoNothing()
+    .returning({ id: webhookQueue.id });
+  if (inserted.length > 0) await signal.notifyOnCommit(tx);
+  return inserted.length;
+}
+
+/**
+ * Queues delivery of a just-appended event to every webhook subscribed to its type, in the
+ * append's transaction. A paused endpoint gets the event logged as failed when its turn comes (so
+ * `redrive` sends it after `resume`).
+ */
+export async function enqueueDeliveries(tx: DbOrTx, orgId: string, eventId: string, type: string): Promise<void> {
+  const targets = await tx
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.orgId, orgId), sql`${type} = any(${webhooks.events})`));
+  await queueDeliveries(
+    tx,
+    targets.map((t) => ({ orgId, webhookId: t.id, eventId })),
+  );
+}
+
+interface Claimed {
+  id: string;
+  deliveryId: string;
+  attempt: number;
+  replay: boolean;
+  webhook: WebhookRow;
+  envelope: WebhookEnvelope;
+}
+
+type Outcome = Awaited<ReturnType<typeof post>> & { skipped?: boolean };
+
+/** Claims up to `limit` due deliveries, paced per endpoint, with a pending log row each. */
+export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
+    const due = await tx
+      .select({ q: webhookQueue, now: sql<Date | string>`now()` })
+      .from(webhookQueue)
+      .where(lte(webhookQueue.dueAt, sql`now()`))
+      .orderBy(webhookQueue.dueAt)
+      .limit(limit)
+      .for("update", { skipLocked: true });
+    if (due.length === 0) return [];
+    const now = new Date(due[0]?.now ?? Date.now()).getTime();
+    const hooks = new Map((await tx.select().from(webhooks).where(inArray(webhooks.id, [...new Set(due.map((d) => d.q.webhookId))]))).map((w) => [w.id, w]));
+    const events = new Map(
+      (await tx.select().from(ledgerEvents).where(inArray(ledgerEvents.eventId, [...new Set(due.map((d) => d.q.eventId))]))).map((e) => [e.eventId, e]),
+    );
+    const gates = new Map<string, ReturnType<typeof gcra>>();
+    const claimed: Claimed[] = [];
+    const gone: string[] = [];
+    const interrupted: string[] = [];
+    for (const { q } of due) {
+      const w = hooks.get(q.webhookId);
+      const e = events.get(q.eventId);
+      if (!w || !e || e.orgId !== w.orgId) {
+        gone.push(q.id);
+        continue;
+      }
+      if (w.rateLimitPerSecond && w.status === "active") {
+        let gate = gates.get(w.id);
+        if (!gate) {
+          gate = gcra(w.rateTat?.getTime() ?? null, now, 1000 / w.rateLimitPerSecond, w.rateLimitPerSecond);
+          gates.set(w.id, gate);
+        }
+        const freeAt = admit(gate);
+        if (freeAt !== null) {
+          await tx.update(webhookQueue).set({ dueAt: new Date(freeAt) }).where(eq(webhookQueue.id, q.id));
+          continue;
+        }
+      }
+      if (q.deliveryId) interrupted.push(q.deliveryId);
+      claimed.push({
+        id: q.id,
+        deliveryId: uuidv7(),
+        attempt: q.attempts + 1,
+        replay: q.replay,
+        webhook: w,
+        envelope: { eventId: e.eventId, type: e.type, createdAt: e.createdAt.toISOString(), data: e.data },
+      });
+    }
+    if (gone.length > 0) await tx.delete(webhookQueue).where(inArray(webhookQueue.id, gone));
+    for (const [id, gate] of gates) if (gate.changed) await tx.update(webhooks).set({ rateTat: new Date(gate.tat) }).where(eq(webhooks.id, id));
+    if (interrupted.length > 0) {
+      await tx.execute(
+        sql`update webhook_deliveries set status = 'failed', error = 'interrupted: the process making this attempt stopped' where id in (${sql.join(
+          interrupted.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )}) and status = 'pending'`,
+      );
+    }
+    if (claimed.length === 0) return [];
+    await tx.execute(sql`insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, status, replay) values ${sql.join(
+      claimed.map((c) => sql`(${c.deliveryId}::uuid, ${c.webhook.orgId}::uuid, ${c.webhook.id}::uuid, ${c.envelope.eventId}, ${c.envelope.type}, ${c.attempt}, 'pending', ${c.replay})`),
+      sql`, `,
+    )}`);
+    await tx.execute(sql`update webhook_queue q set attempts = q.attempts + 1, delivery_id = v.did, due_at = now() + ${`${leaseMs()} milliseconds`}::interval
+      from (values ${sql.join(
+        claimed.map((c) => sql`(${c.id}::uuid, ${c.deliveryId}::uuid)`),
+        sql`, `,
+      )}) as v(id, did) where q.id = v.id`);
+    return claimed;
+  });
+}
+
+/** The delay before attempt `next` (1-based), or null when the schedule is used up. */
+function retryDelay(next: number, retryAfter: number | null): number | null {
+  const schedule = env.WEBHOOK_RETRY_SCHEDULE;
+  if (next > schedule.length) return null;
+  return retryAfter ?? schedule[next - 1] ?? 0;
+}
+
+/** Records a batch's outcomes in one transaction: log rows, endpoints (failures, breaker, 410), queue. */
+export async function recordDeliveries(db: Db, results: { c: Claimed; o: Outcome }[]): Promise<void> {
+  if (results.length === 0) return;
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`update webhook_deliveries d set status = v.status, response_status = v.rs, duration_ms = v.ms, error = v.err, response_snippet = v.snip
+      from (values ${sql.join(
+        results.map(({ c, o }) => sql`(${c.deliveryId}::uuid, ${o.ok ? "succeeded" : "failed"}, ${o.responseStatus}::int, ${o.durationMs}::int, ${o.error}::text, ${o.snippet}::text)`),
+        sql`, `,
+      )}) as v(id, status, rs, ms, err, snip) where d.id = v.id`);
+    const done: { id: string; did: string }[] = [];
+    const retry: { id: string; did: string; ms: number }[] = [];
+    for (const { c, o } of results) {
+      const delay = o.ok || o.skipped || o.responseStatus === 410 ? null : retryDelay(c.attempt + 1, o.retryAfter);
+      if (delay === null) done.push({ id: c.id, did: c.deliveryId });
+      else retry.push({ id: c.id, did: c.deliveryId, ms: delay });
+    }
+    // Guarded by the attempt's log row: a row another process took over (lease ended) is its own.
+    if (done.length > 0) {
+      await tx.execute(sql`delete from webhook_queue q using (values ${sql.join(
+        done.map((d) => sql`(${d.id}::uuid, ${d.did}::uuid)`),
+        sql`, `,
+      )}) as v(id, did) where q.id = v.id and q.delivery_id = v.did`);
+    }
+    if (retry.length > 0) {
+      await tx.execute(sql`update webhook_queue q set delivery_id = null, due_at = now() + (v.ms || ' milliseconds')::interval
+        from (values ${sql.join(
+          retry.map((r) => sql`(${r.id}::uuid, ${r.did}::uuid, ${r.ms}::int)`),
+          sql`, `,
+        )}) as v(id, did, ms) where q.id = v.id and q.delivery_id = v.did`);
+    }
+    // Endpoints: failures since the last success, in the batch's order; 410 disables; the breaker pauses.
+    const byHook = new Map<string, Outcome[]>();
+    for (const { c, o } of results) if (!o.skipped) byHook.set(c.webhook.id, [...(byHook.get(c.webhook.id) ?? []), o]);
+    for (const [id, outcomes] of byHook) {
+      const lastOk = outcomes.map((o) => o.ok).lastIndexOf(true);
+      const failures = outcomes.slice(lastOk + 1).length;
+      const gone = outcomes.some((o) => !o.ok && o.responseStatus === 410);
+      const [w] = await tx
+        .update(webhooks)
+        .set({
+          consecutiveFailures: lastOk >= 0 ? failures : sql`${webhooks.consecutiveFailures} + ${failures}`,
+          lastDeliveryAt: sql`now()`,
+          ...(gone ? { status: "paused" as const, pausedReason: "gone" } : {}),
+        })
+        .where(eq(webhooks.id, id))
+        .returning();
+      if (w && w.status === "active" && w.consecutiveFailures >= env.WEBHOOK_BREAKER_THRESHOLD) {
+        await tx
+          .update(webhooks)
+          .set({ status: "paused", autoPaused: true, autoPausedAt: sql`now()`, pausedReason: "auto:delivery_failures" })
+          .where(eq(webhooks.id, id));
+      }
+    }
+  });
+}
+
+/** One attempt: a paused endpoint is logged as failed without a request (redrive sends it after resume). */
+async function attempt(c: Claimed): Promise<Outcome> {
+  if (c.webhook.status !== "active") {
+    return { ok: false, skipped: true, responseStatus: null, durationMs: 0, error: `endpoint ${c.webhook.pausedReason ?? "paused"}`, snippet: null, retryAfter: null };
+  }
+  return post(c.webhook, c.envelope);
+}
+
+/** Claims, posts and records one batch; the number of deliveries attempted. */
+export async function dispatchOnce(db: Db, limit = BATCH): Promise<number> {
+  const claimed = await claimDeliveries(db, limit);
+  if (claimed.length === 0) return 0;
+  const results = await Promise.all(claimed.map(async (c) => ({ c, o: await attempt(c) })));
+  await recordDeliveries(db, results);
+  return claimed.length;
+}
+
+/** The soonest future time a queued delivery comes due (idle loops' timer). */
+async function nextDue(db: Db): Promise<number | null> {
+  const [row] = await db
+    .select({ at: sql<Date | string | null>`min(${webhookQueue.dueAt})` })
+    .from(webhookQueue)
+    .where(gt(webhookQueue.dueAt, sql`now()`));
+  return row?.at ? new Date(row.at).getTime() : null;
+}
+
+/**
+ * Deliveries a dead process was making become due now. Only for the embedded database, whose
+ * single owner is this process (on PostgreSQL they come due when their lease ends).
+ */
+export async function recoverInterruptedDeliveries(db: Db): Promise<number> {
+  const rows = await db.update(webhookQueue).set({ dueAt: sql`now()` }).where(isNotNull(webhookQueue.deliveryId)).returning({ id: webhookQueue.id });
+  return rows.length;
+}
+
+const STATE = Symbol.for("svc.webhooks.dispatcher");
+type Holder = { [STATE]?: { controller: AbortController; loops: Promise<void>[] } };
+
+async function loop(index: number, abort: AbortSignal): Promise<void> {
+  const db = await getDb();
+  while (!abort.aborted) {
+    try {
+      const n = await dispatchOnce(db);
+      if (n > 0) continue;
+      const next = await nextDue(db);
+      const idle = next ? Math.min(POLL_MS, Math.max(5, next - Date.now())) : POLL_MS;
+      await signal.wait(idle, abort);
+    } catch (err) {
+      if (abort.aborted) break;
+      log.error("webhook dispatcher error", { loop: index, ...errorFields(err) });
+      await signal.wait(POLL_MS, abort);
+    }
+  }
+}
+
+/** Starts this process's dispatch loops (idempotent). */
+export async function startWebhookDispatcher(): Promise<void> {
+  const holder = globalThis as Holder;
+  if (holder[STATE]) return;
+  const handle = await getDbHandle();
+  if (handle.kind === "pglite") {
+    const recovered = await recoverInterruptedDeliveries(await getDb());
+    if (recovered > 0) log.info("webhook deliveries interrupted by a stop are due again", { recovered });
+  }
+  await signal.listen();
+  const controller = new AbortController();
+  holder[STATE] = { controller, loops: Array.from({ length: LOOPS }, (_, i) => loop(i, controller.signal)) };
+  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH });
+}
+
+/** Stops the loops after the batches in hand are recorded. */
+export async function stopWebhookDispatcher(): Promise<void> {
+  const holder = globalThis as Holder;
+  const state = holder[STATE];
+  if (!state) return;
+  delete holder[STATE];
+  state.controller.abort();
+  await Promise.all(state.loops);
+}
+
+/** Deliveries still queued for an endpoint (tests, operators). */
+export async function queuedDeliveries(db: DbOrTx, webhookId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(webhookQueue)
+    .where(and(eq(webhookQueue.webhookId, webhookId)));
+  return row?.n ?? 0;
+}
