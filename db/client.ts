@@ -80,14 +80,16 @@ async function openPostgres(url: string): Promise<DbHandle> {
 
 async function openPglite(): Promise<DbHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
+  // Trigram indexes back the console's search (migration 0016_search).
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
   const dir = pgliteDir();
   let client;
   if (dir) {
     acquireDataDirLock(dir);
-    client = await PGlite.create({ dataDir: path.join(dir, "pgdata") });
+    client = await PGlite.create({ dataDir: path.join(dir, "pgdata"), extensions: { pg_trgm } });
   } else {
-    client = await PGlite.create();
+    client = await PGlite.create({ extensions: { pg_trgm } });
   }
   const db = drizzle({ client, schema, casing: "snake_case" }) as unknown as Db;
   if (!env.SKIP_MIGRATIONS) {

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { SHARED_DOMAIN } from "./env";
-import { ALICE, createInbox, expectAccessible, HELLO_SUBJECT, linkIn, openPage, ORG, OWNER, OWNER_STATE, signIn, waitForEmailTo } from "./helpers";
+import { ALICE, BOB, createInbox, expectAccessible, HELLO_SUBJECT, linkIn, openPage, ORG, OWNER, OWNER_STATE, ownerAuth, sendEmail, signIn, waitForEmailTo } from "./helpers";
 
 /**
  * The operator's console, one independent test per concern: each starts signed in as the owner
@@ -67,13 +67,50 @@ test("a hard-bounced send reads bounced in the Messages list; the status filter 
   await expect(page.getByRole("row", { name: /Bounce me/ }).getByTestId("delivery-status")).toHaveText("bounced");
   // Inbox-to-inbox mail is delivered at once.
   await expect(page.getByRole("row", { name: new RegExp(HELLO_SUBJECT) }).first().getByTestId("delivery-status")).toHaveText(/delivered|received/);
+  // The filter applies on change, without a button.
   await page.getByLabel("Status").selectOption("bounced");
-  await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(/status=bounced/);
   await expect(page.getByRole("link", { name: /Bounce me/ })).toBeVisible();
   await expect(page.getByRole("link", { name: new RegExp(HELLO_SUBJECT) })).toHaveCount(0);
   await page.getByRole("link", { name: /Bounce me/ }).click();
   await expect(page.getByTestId("delivery-status").first()).toHaveText("bounced");
+});
+
+test("search as you type finds a message by subject and by address; threads show direction and the latest message", async ({ page }) => {
+  const inboxes = (await (await page.request.get("/v1/inboxes", { headers: ownerAuth() })).json()).inboxes as { id: string; address: string }[];
+  const alice = inboxes.find((i) => i.address.startsWith(`${ALICE}@`));
+  expect(alice).toBeTruthy();
+  const subject = `Quarterly figures ${suffix}`;
+  await sendEmail(page.request, { inboxId: alice?.id ?? "", to: `zed-${suffix}@example.com`, subject, text: "Numbers attached." });
+
+  await page.goto("/messages");
+  const rows = page.getByRole("table", { name: "Messages" }).locator("tbody tr");
+  const search = page.getByRole("searchbox", { name: "Search" });
+  await search.fill(`quarterly FIGURES ${suffix}`);
+  await expect(page).toHaveURL(/[?&]q=quarterly/);
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first().getByRole("link", { name: subject })).toBeVisible();
+  await search.fill(`zed-${suffix}@example`);
+  await expect(page).toHaveURL(/[?&]q=zed-/);
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first().getByRole("link", { name: subject })).toBeVisible();
+  await search.fill("no such message anywhere");
+  await expect(page.getByText("No messages match “no such message anywhere”")).toBeVisible();
+  await expectAccessible(page, "messages search");
+
+  // A conversation between two inboxes of the organization: one row per inbox, told apart by the
+  // latest message's direction from that inbox's side, with its preview.
+  await page.goto("/threads");
+  await page.getByRole("searchbox", { name: "Search" }).fill(HELLO_SUBJECT);
+  await expect(page).toHaveURL(/[?&]q=Hello/);
+  const threadRows = page.getByRole("table", { name: "Threads" }).locator("tbody tr");
+  await expect(threadRows).toHaveCount(2);
+  const sentRow = threadRows.filter({ has: page.getByText("sent", { exact: true }) });
+  const receivedRow = threadRows.filter({ has: page.getByText("received", { exact: true }) });
+  await expect(sentRow.getByRole("cell").nth(1)).toHaveText(`${ALICE}@${SHARED_DOMAIN}`);
+  await expect(receivedRow.getByRole("cell").nth(1)).toHaveText(`${BOB}@${SHARED_DOMAIN}`);
+  await expect(sentRow.getByText("Hi Bob, this is Alice.")).toBeVisible();
+  await expectAccessible(page, "threads search");
 });
 
 test("a webhook to a loopback receiver: see its delivery in the log", async ({ page }) => {

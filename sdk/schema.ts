@@ -613,7 +613,7 @@ export interface paths {
         };
         /**
          * List messages
-         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`).
+         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.
          */
         get: operations["listMessages"];
         put?: never;
@@ -993,7 +993,7 @@ export interface paths {
         };
         /**
          * List threads
-         * @description Most recent activity first; filter by `inboxId`.
+         * @description Most recent activity first; filter by `inboxId` and by `q`, a case-insensitive substring of the subject.
          */
         get: operations["listThreads"];
         put?: never;
@@ -6199,6 +6199,8 @@ export interface operations {
                 direction?: "inbound" | "outbound";
                 inboxId?: string;
                 limit?: number;
+                /** @description Search text: a case-insensitive substring. */
+                q?: string;
                 threadId?: string;
             };
             header?: never;
@@ -9128,6 +9130,8 @@ export interface operations {
                 cursor?: string;
                 inboxId?: string;
                 limit?: number;
+                /** @description Search text: a case-insensitive substring. */
+                q?: string;
             };
             header?: never;
             path?: never;

@@ -3,7 +3,7 @@ import { hasPassword as userHasPassword } from "@/lib/account/users";
 import { listAuditActions } from "@/lib/audit/service";
 import type { Permission } from "@/lib/auth/roles";
 import { ApiError } from "@/lib/core/errors";
-import { threadParticipants as participantsOf } from "@/lib/messages/read";
+import { type ThreadSummary, threadSummaries as summariesOf } from "@/lib/messages/read";
 import { describeInvitation as describe } from "@/lib/organizations/invitations";
 import { listWorkflowRuns, type ListRunsInput } from "@/lib/workflows/runs";
 import type { ConsoleContext, SignedInUser } from "./context";
@@ -30,10 +30,10 @@ export async function auditActions(ctx: ConsoleContext): Promise<string[]> {
   return listAuditActions(await getDb(), ctx.principal);
 }
 
-/** The other parties of each thread (for the threads list). */
-export async function threadParticipants(ctx: ConsoleContext, threadIds: string[]): Promise<Map<string, string[]>> {
+/** The parties of each thread and its latest message (for the threads list). */
+export async function threadSummaries(ctx: ConsoleContext, threadIds: string[]): Promise<Map<string, ThreadSummary>> {
   need(ctx, "messages:read");
-  return participantsOf(await getDb(), ctx.principal, threadIds);
+  return summariesOf(await getDb(), ctx.principal, threadIds);
 }
 
 /** Workflow runs that belong to the organization. */

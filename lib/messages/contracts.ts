@@ -147,6 +147,9 @@ export const sendMessage = defineContract({
   response: z.union([sendMessageResponse, messagePreviewSchema]),
 });
 
+/** The `q` of list searches: trimmed, 1–200 characters. */
+const searchQuery = z.string().trim().min(1).max(200).describe("Search text: a case-insensitive substring.");
+
 export const listMessages = defineContract({
   id: "listMessages",
   method: "GET",
@@ -154,7 +157,8 @@ export const listMessages = defineContract({
   access: "messages:read",
   tag: tagM,
   summary: "List messages",
-  description: "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`).",
+  description:
+    "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.",
   query: z.strictObject({
     ...paginationQuery(),
     inboxId: z.uuid().optional(),
@@ -162,6 +166,7 @@ export const listMessages = defineContract({
     direction: z.enum(["inbound", "outbound"]).optional(),
     channel: channelIdSchema.optional(),
     deliveryStatus: z.enum(DELIVERY_STATUSES).optional(),
+    q: searchQuery.optional(),
   }),
   response: z.object({ messages: z.array(messageSchema), pagination: paginationSchema }),
 });
@@ -280,8 +285,8 @@ export const listThreads = defineContract({
   access: "messages:read",
   tag: "Threads",
   summary: "List threads",
-  description: "Most recent activity first; filter by `inboxId`.",
-  query: z.strictObject({ ...paginationQuery(), inboxId: z.uuid().optional() }),
+  description: "Most recent activity first; filter by `inboxId` and by `q`, a case-insensitive substring of the subject.",
+  query: z.strictObject({ ...paginationQuery(), inboxId: z.uuid().optional(), q: searchQuery.optional() }),
   response: z.object({ threads: z.array(threadSchema), pagination: paginationSchema }),
 });
 

@@ -25,7 +25,7 @@ export function toAttachment(a: AttachmentRow) {
   };
 }
 
-const textPreview = (row: MessageRow) =>
+const textPreview = (row: Pick<MessageRow, "textBody" | "htmlBody">) =>
   (row.textBody ?? row.htmlBody?.replace(/<[^>]+>/g, " ") ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
 
 /** The public Message; bodies and attachments only when `full`. */
@@ -76,7 +76,19 @@ export interface ListMessagesInput {
   deliveryStatus?: DeliveryStatus;
   /** Messages from or to any of these (lowercase) addresses: a contact's history (lib/contacts). */
   addresses?: string[];
+  q?: string;
 }
+
+/** A LIKE pattern matching `q` anywhere, case-insensitively (its own `%`, `_` and `\` taken literally). */
+const containsPattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * `q` on messages: a substring of the subject, the sender's address or name, or a recipient, through
+ * the immutable `svc_message_search_text` the trigram index `messages_search_trgm_idx` is built on
+ * (migration 0016_search); same call, same index.
+ */
+const messageContains = (q: string) =>
+  sql`svc_message_search_text(${messages.subject}, ${messages.fromAddress}, ${messages.fromName}, ${messages.to}) like ${containsPattern(q)}`;
 
 /** Newest first, keyset-paginated. */
 export async function listMessages(db: DbOrTx, principal: Principal, input: ListMessagesInput) {
@@ -95,6 +107,7 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
       ),
     );
   }
+  if (input.q) where.push(messageContains(input.q));
   where.push(keysetBefore(messages.createdAt, messages.id, after));
   const rows = await db
     .select()
@@ -195,10 +208,12 @@ function toThread(t: ThreadRow) {
 }
 
 /** Most recent activity first; the keyset is (lastMessageAt, id). */
-export async function listThreads(db: DbOrTx, principal: Principal, input: { limit: number; cursor?: string; inboxId?: string }) {
+export async function listThreads(db: DbOrTx, principal: Principal, input: { limit: number; cursor?: string; inboxId?: string; q?: string }) {
   const after = decodeCursor(input.cursor);
   const where: (SQL | undefined)[] = [eq(threads.orgId, principal.orgId)];
   if (input.inboxId) where.push(eq(threads.inboxId, input.inboxId));
+  // `q`: a substring of the subject (trigram index `threads_subject_trgm_idx`).
+  if (input.q) where.push(sql`lower(${threads.subject}) like ${containsPattern(input.q)}`);
   where.push(keysetBefore(threads.lastMessageAt, threads.id, after));
   const rows = await db
     .select()
@@ -234,17 +249,24 @@ export async function getAttachment(db: DbOrTx, principal: Principal, attachment
   return toAttachment(a);
 }
 
+/** What the threads list shows beside a thread: who takes part, and its latest message. */
+export interface ThreadSummary {
+  participants: string[];
+  last: { direction: "inbound" | "outbound"; from: string; preview: string } | null;
+}
+
 /**
- * Who takes part in each of a page of threads (console lists): the sender and recipients of the
- * thread's first and latest messages, deduplicated. Two index lookups per thread (lateral joins
- * on `messages_thread_idx`), so the cost follows the page size, never the thread's length.
+ * Who takes part in each of a page of threads (console lists) — the sender and recipients of the
+ * thread's first and latest messages, deduplicated — and the latest message's direction, sender and
+ * preview. Two index lookups per thread (lateral joins on `messages_thread_idx`), so the cost
+ * follows the page size, never the thread's length.
  */
-export async function threadParticipants(db: DbOrTx, principal: Principal, threadIds: string[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
+export async function threadSummaries(db: DbOrTx, principal: Principal, threadIds: string[]): Promise<Map<string, ThreadSummary>> {
+  const out = new Map<string, ThreadSummary>();
   if (threadIds.length === 0) return out;
   const end = (name: "first_message" | "last_message") =>
     db
-      .select({ fromAddress: messages.fromAddress, to: messages.to })
+      .select({ fromAddress: messages.fromAddress, to: messages.to, direction: messages.direction, textBody: messages.textBody, htmlBody: messages.htmlBody })
       .from(messages)
       .where(eq(messages.threadId, threads.id))
       .orderBy(name === "first_message" ? asc(messages.createdAt) : desc(messages.createdAt))
@@ -253,14 +275,27 @@ export async function threadParticipants(db: DbOrTx, principal: Principal, threa
   const first = end("first_message");
   const last = end("last_message");
   const rows = await db
-    .select({ id: threads.id, firstFrom: first.fromAddress, firstTo: first.to, lastFrom: last.fromAddress, lastTo: last.to })
+    .select({
+      id: threads.id,
+      firstFrom: first.fromAddress,
+      firstTo: first.to,
+      lastFrom: last.fromAddress,
+      lastTo: last.to,
+      lastDirection: last.direction,
+      lastText: last.textBody,
+      lastHtml: last.htmlBody,
+    })
     .from(threads)
     .leftJoinLateral(first, sql`true`)
     .leftJoinLateral(last, sql`true`)
     .where(and(eq(threads.orgId, principal.orgId), inArray(threads.id, threadIds)));
   for (const r of rows) {
     const all = [r.firstFrom, ...(r.firstTo ?? []), r.lastFrom, ...(r.lastTo ?? [])].filter((a): a is string => Boolean(a));
-    out.set(r.id, [...new Set(all)]);
+    const last =
+      r.lastDirection && r.lastFrom
+        ? { direction: r.lastDirection, from: r.lastFrom, preview: textPreview({ textBody: r.lastText, htmlBody: r.lastHtml }).slice(0, 140) }
+        : null;
+    out.set(r.id, { participants: [...new Set(all)], last });
   }
   return out;
 }

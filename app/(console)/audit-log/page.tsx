@@ -1,6 +1,7 @@
 import Link from "next/link";
+import { FilterForm } from "@/components/console/filter-form";
 import { AuditRow } from "@/components/console/observe/audit-row";
-import { Button, Field } from "@/components/console/form";
+import { Field } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
 import { listAuditLogs } from "@/lib/audit/operations";
 import { getConsole } from "@/lib/console/context";
@@ -40,7 +41,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
   return (
     <>
       <PageHeader title="Audit log" description="Who changed what in this organization: keys, domains, inboxes, webhooks, members and settings. Entries are append-only." />
-      <form method="get" action="/audit-log" className="mb-6 grid gap-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end" aria-label="Filter the audit log">
+      <FilterForm action="/audit-log" className="mb-6 grid gap-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end" label="Filter the audit log">
         <Field label="Action" name="action" defaultValue={filters.action ?? ""} list="audit-actions" placeholder="e.g. api_key.created" autoComplete="off" data-testid="audit-filter-action" />
         <datalist id="audit-actions">
           {actions.map((a) => (
@@ -50,16 +51,13 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
         <Field label="Resource type" name="resourceType" defaultValue={filters.resourceType ?? ""} placeholder="e.g. inbox" autoComplete="off" data-testid="audit-filter-resource-type" />
         <Field label="Resource id" name="resourceId" defaultValue={filters.resourceId ?? ""} autoComplete="off" data-testid="audit-filter-resource-id" />
         <div className="flex items-center gap-3">
-          <Button type="submit" variant="secondary">
-            Filter
-          </Button>
           {filtered ? (
             <Link className="link text-sm" href="/audit-log">
               Clear
             </Link>
           ) : null}
         </div>
-      </form>
+      </FilterForm>
       {problem ? <ErrorNotice>{problem}</ErrorNotice> : null}
       {page ? (
         page.logs.length === 0 ? (

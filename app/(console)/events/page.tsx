@@ -1,6 +1,7 @@
 import Link from "next/link";
+import { FilterForm } from "@/components/console/filter-form";
 import { EventTail } from "@/components/console/observe/event-tail";
-import { Button, Select } from "@/components/console/form";
+import { Select } from "@/components/console/form";
 import { ErrorNotice, NoAccess, PageHeader, Pager } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
@@ -37,7 +38,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
         title="Events"
         description="The organization's event ledger as it happens: message received, sent, delivered, bounced, complained; domain verified. The same stream GET /v1/events and webhooks read."
       />
-      <form method="get" action="/events" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter events">
+      <FilterForm action="/events" className="mb-4 flex flex-wrap items-end gap-3" label="Filter events">
         <div className="w-64">
           <Select label="Event type" name="type" defaultValue={type ?? ""} data-testid="events-type-filter">
             <option value="">All types</option>
@@ -48,15 +49,12 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
             ))}
           </Select>
         </div>
-        <Button type="submit" variant="secondary">
-          Filter
-        </Button>
         {type ? (
           <Link className="link mb-2 text-sm" href="/events">
             Clear filter
           </Link>
         ) : null}
-      </form>
+      </FilterForm>
       {rawType && !type ? <ErrorNotice>Unknown event type “{rawType}”; showing all types.</ErrorNotice> : null}
       {problem ? <ErrorNotice>{problem}</ErrorNotice> : null}
       {page ? (

@@ -1,5 +1,6 @@
 import Link from "next/link";
-import { Button, Select } from "@/components/console/form";
+import { Field, Select } from "@/components/console/form";
+import { FilterForm } from "@/components/console/filter-form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Badge, DeliveryStatusBadge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
@@ -14,10 +15,17 @@ export const metadata = { title: "Messages — svc console" };
 
 /** The URL's filters, each only when given (an empty select means "any"). */
 function filtersOf(sp: SearchParams) {
-  return { inboxId: param(sp, "inboxId"), threadId: param(sp, "threadId"), direction: param(sp, "direction"), channel: param(sp, "channel"), status: param(sp, "status") };
+  return {
+    q: param(sp, "q"),
+    inboxId: param(sp, "inboxId"),
+    threadId: param(sp, "threadId"),
+    direction: param(sp, "direction"),
+    channel: param(sp, "channel"),
+    status: param(sp, "status"),
+  };
 }
 
-/** Inbound and outbound messages, newest first, filtered by inbox, direction and channel; 50 a page. */
+/** Inbound and outbound messages, newest first, searched and filtered by inbox, direction, channel and status; 50 a page. */
 export default async function MessagesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
@@ -43,8 +51,11 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
     <>
       <PageHeader title="Messages" description="Every message sent or received by this organization's inboxes, newest first." />
       <div className="space-y-4">
-        <form method="get" action="/messages" aria-label="Filter the list" className="flex flex-wrap items-end gap-3">
+        <FilterForm action="/messages" label="Search and filter messages" className="flex flex-wrap items-end gap-3">
           {filters.threadId ? <input type="hidden" name="threadId" value={filters.threadId} /> : null}
+          <div className="w-72 max-w-full">
+            <Field label="Search" name="q" type="search" defaultValue={filters.q ?? ""} placeholder="Subject, sender or recipient" autoComplete="off" maxLength={200} />
+          </div>
           {inboxes.length > 0 ? (
             <div className="w-72 max-w-full">
               <Select label="Inbox" name="inboxId" defaultValue={filters.inboxId ?? ""}>
@@ -84,13 +95,12 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
               ))}
             </Select>
           </div>
-          <Button variant="secondary">Filter</Button>
           {anyFilter ? (
             <Link className="link self-center text-sm" href="/messages">
               Clear filters
             </Link>
           ) : null}
-        </form>
+        </FilterForm>
         {filters.threadId ? (
           <p className="text-sm text-zinc-700 dark:text-zinc-300">
             Only the messages of{" "}
@@ -110,7 +120,7 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
           </ErrorNotice>
         ) : messages.length === 0 ? (
           <EmptyState
-            title={anyFilter ? "No messages match" : "No messages yet"}
+            title={filters.q ? `No messages match “${filters.q}”` : anyFilter ? "No messages match" : "No messages yet"}
             description={cursor ? "There is nothing older." : anyFilter ? "Try other filters." : "Messages appear here when an inbox sends or receives one."}
             action={
               cursor ? (

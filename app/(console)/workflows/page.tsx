@@ -1,6 +1,7 @@
 import Link from "next/link";
+import { FilterForm } from "@/components/console/filter-form";
 import { isRunStatus, RUN_COLUMNS, RUN_STATUSES, runStatusText, WorkflowRunRows } from "@/components/console/observe/workflow-run";
-import { Button, Select } from "@/components/console/form";
+import { Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
@@ -43,7 +44,7 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Se
         title="Workflow runs"
         description="Background work for this organization: scheduled sends, webhook deliveries and replays. Each run lists its steps, attempts and errors. Deployment-wide runs (housekeeping) are not shown."
       />
-      <form method="get" action="/workflows" className="mb-6 flex flex-wrap items-end gap-3" aria-label="Filter workflow runs">
+      <FilterForm action="/workflows" className="mb-6 flex flex-wrap items-end gap-3" label="Filter workflow runs">
         <div className="w-56">
           <Select label="Status" name="status" defaultValue={status ?? ""} data-testid="workflows-status-filter">
             <option value="">All statuses</option>
@@ -54,15 +55,12 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Se
             ))}
           </Select>
         </div>
-        <Button type="submit" variant="secondary">
-          Filter
-        </Button>
         {status ? (
           <Link className="link mb-2 text-sm" href="/workflows">
             Clear filter
           </Link>
         ) : null}
-      </form>
+      </FilterForm>
       {rawStatus && !status ? <ErrorNotice>Unknown status “{rawStatus}”; showing every status.</ErrorNotice> : null}
       {problem ? <ErrorNotice>{problem}</ErrorNotice> : null}
       {page ? (
