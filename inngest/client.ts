@@ -14,5 +14,7 @@ export const events = {
   messageCanceled: eventType("svc/message.canceled", { schema: staticSchema<{ messageId: string }>() }),
   webhookReplay: eventType("svc/webhook.replay", { schema: staticSchema<{ webhookId: string; eventIds: string[] }>() }),
   objectScanRequested: eventType("svc/object.scan.requested", { schema: staticSchema<{ objectId: string; orgId: string }>() }),
+  fanoutRequested: eventType("svc/fanout.requested", { schema: staticSchema<{ fanoutId: string }>() }),
+  fanoutChunk: eventType("svc/fanout.chunk", { schema: staticSchema<{ fanoutId: string; chunk: number; after: string | null; last: string }>() }),
   webhookDeliver: eventType("svc/webhook.deliver", { schema: staticSchema<{ webhookId: string; eventId: string; replay?: boolean }>() }),
 };

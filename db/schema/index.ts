@@ -16,3 +16,4 @@ export * from "./ratelimit";
 export * from "./templates";
 export * from "./contacts";
 export * from "./buckets";
+export * from "./fanout";
