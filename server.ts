@@ -72,7 +72,7 @@ const server = createServer((req, res) => {
     log.error("request failed outside the API kernel", errorFields(err));
     if (!res.headersSent) {
       res.writeHead(500, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: null } }));
+      res.end(JSON.stringify({ error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: "" } }));
     }
   });
 });

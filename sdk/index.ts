@@ -39,7 +39,8 @@ export class SvcApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly param: string | null,
+    /** The parameter at fault, or "" when none is. */
+    readonly param: string,
     readonly requestId: string | null,
   ) {
     super(message);
@@ -47,14 +48,14 @@ export class SvcApiError extends Error {
   }
 }
 
-type Envelope = { error?: { code?: string; message?: string; param?: string | null } };
+type Envelope = { error?: { code?: string; message?: string; param?: string } };
 
 /** The response's data, or a `SvcApiError` thrown from its error envelope. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (error !== undefined || !response.ok) {
     const e = (error as Envelope | undefined)?.error;
-    throw new SvcApiError(response.status, e?.code ?? "http_error", e?.message ?? `HTTP ${response.status}`, e?.param ?? null, response.headers.get("x-request-id"));
+    throw new SvcApiError(response.status, e?.code ?? "http_error", e?.message ?? `HTTP ${response.status}`, e?.param ?? "", response.headers.get("x-request-id"));
   }
   return data as T;
 }

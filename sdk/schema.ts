@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Delete messages
-         * @description 1..1000 ids. Each id succeeds or fails on its own; a failure does not abort the rest.
+         * @description BatchDeleteMessagesRequest: 1..1000 message ids. Each id succeeds or fails on its own; a failure does not abort the rest. Audited as one `message.batch_deleted` row listing the deleted ids.
          */
         post: operations["batchDeleteMessages"];
         delete?: never;
@@ -1210,7 +1210,8 @@ export interface components {
                 /** @enum {string} */
                 code: "invalid_request" | "invalid_domain" | "idempotency_key_mismatch" | "missing_api_key" | "invalid_api_key" | "session_required" | "scope_missing" | "not_permitted" | "resource_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "idempotency_key_replay_secret" | "conflict" | "payload_too_large" | "unprocessable" | "rate_limited" | "plan_limit_reached" | "budget_exceeded" | "spend_cap_reached" | "internal_error" | "not_implemented";
                 message: string;
-                param: string | null;
+                /** @description The parameter at fault (`body.field`, a query or path parameter, a header), or "" when none is. */
+                param: string;
                 type: string;
             };
         };
@@ -6839,13 +6840,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "ids": [
+                 *       "messageIds": [
                  *         "01930000-0000-7000-8000-000000000000"
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    ids: string[];
+                    messageIds: string[];
                 };
             };
         };

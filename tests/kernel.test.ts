@@ -13,7 +13,7 @@ describe("error envelope", () => {
   test("unknown /v1 path → 404 resource_not_found with a request id", async () => {
     const res = await call("GET", "/v1/no/such/thing");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: { type: "not_found_error", code: "resource_not_found", message: expect.any(String), param: null } });
+    expect(res.body).toEqual({ error: { type: "not_found_error", code: "resource_not_found", message: expect.any(String), param: "" } });
     expect(res.headers.get("x-request-id")).toMatch(/^req_[\w-]{16}$/);
   });
 

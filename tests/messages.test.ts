@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
-import { ledgerEvents, messages } from "@/db/schema";
+import { auditLogs, ledgerEvents, messages } from "@/db/schema";
 import { dkimRecordValue, sharedDomainKey } from "@/lib/domains/dkim";
 import { mailauthResolver } from "@/lib/domains/dns";
 import { env } from "@/lib/env";
@@ -242,12 +242,22 @@ test("lists filter and paginate; batch delete reports per-id failures without ab
 
   const ids = page1.body.messages.map((m: { id: string }) => m.id);
   const stranger = await newOrg();
-  const del = await call("POST", "/v1/messages/batch-delete", { key: stranger.secret, body: { ids } });
+  const del = await call("POST", "/v1/messages/batch-delete", { key: stranger.secret, body: { messageIds: ids } });
   expect(del.body).toMatchObject({ deleted: [], failed: [{ id: ids[0], code: "resource_not_found" }, { id: ids[1] }] });
-  const mine = await call("POST", "/v1/messages/batch-delete", { key: org.secret, body: { ids: [...ids, "not-a-uuid"] } });
+  // The spec's BatchDeleteMessagesRequest: `messageIds`, uuids.
+  const old = await call("POST", "/v1/messages/batch-delete", { key: org.secret, body: { ids } });
+  expect(old.status).toBe(400);
+  const notUuid = await call("POST", "/v1/messages/batch-delete", { key: org.secret, body: { messageIds: ["not-a-uuid"] } });
+  expect(notUuid.body.error).toMatchObject({ code: "invalid_request", param: "messageIds[0]" });
+  const missing = "01930000-0000-7000-8000-000000000000";
+  const mine = await call("POST", "/v1/messages/batch-delete", { key: org.secret, body: { messageIds: [...ids, missing] } });
   expect(mine.body.deleted).toEqual(ids);
-  expect(mine.body.failed).toEqual([{ id: "not-a-uuid", code: "resource_not_found", message: "No such message." }]);
+  expect(mine.body.failed).toEqual([{ id: missing, code: "resource_not_found", message: "No such message." }]);
   expect((await call("GET", `/v1/messages?inboxId=${b.id}`, { key: org.secret })).body.messages).toHaveLength(1);
+  // One audit row for the batch, naming what it deleted; none for the stranger's batch that deleted nothing.
+  const audit = await (await getDb()).select().from(auditLogs).where(eq(auditLogs.action, "message.batch_deleted"));
+  expect(audit.filter((a) => a.orgId === org.orgId).map((a) => a.metadata)).toEqual([{ messageIds: ids, count: 2 }]);
+  expect(audit.filter((a) => a.orgId === stranger.orgId)).toEqual([]);
 });
 
 test("attachment bytes download with a key, and through a signed URL until it expires", async () => {

@@ -12,6 +12,8 @@ export interface ChannelDefinition<Id extends string = string, M extends z.ZodOb
   metadata: M;
   /** Whether a send's response shows the message's `channelMetadata` (else `null` there). */
   inSendResponse: boolean;
+  /** The console's badge on this channel's messages in lists, or null for none (email, the plain case). */
+  badge: string | null;
 }
 
 export const defineChannelDefinition = <Id extends string, M extends z.ZodObject>(d: ChannelDefinition<Id, M>) => d;

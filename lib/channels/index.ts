@@ -1,6 +1,7 @@
 import { a2a } from "./a2a";
 import { CHANNEL_DEFINITIONS, type ChannelId } from "./definitions";
 import { email } from "./email";
+import type { ResolvedSend } from "@/lib/messages/stages/draft";
 import type { ChannelAdapter } from "./types";
 
 /**
@@ -17,7 +18,16 @@ export function channelAdapter(id: string): ChannelAdapter {
   return adapter;
 }
 
-/** The channel of a send that names none: a2a when every recipient is an inbox of this service, else email. */
-export const defaultChannel = (allInternal: boolean): ChannelAdapter => (allInternal ? a2a : email);
+const BY_DEFAULT = CHANNELS.filter((c) => c.byDefault !== null).sort((a, b) => (b.byDefault?.rank ?? 0) - (a.byDefault?.rank ?? 0));
+
+/**
+ * The channel of a send that names none: the highest-ranked adapter whose `byDefault.takes`
+ * accepts the recipients (today a2a when every recipient is an inbox of this service, else email).
+ */
+export function defaultChannel(send: Pick<ResolvedSend, "recipients" | "internal">): ChannelAdapter {
+  const channel = BY_DEFAULT.find((c) => c.byDefault?.takes(send));
+  if (!channel) throw new Error("no channel takes these recipients");
+  return channel;
+}
 
 export type { ChannelAdapter } from "./types";

@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@/db";
 import type { InboundEnvelope } from "@/lib/messages/receive";
-import type { SignedSend, RenderedSend } from "@/lib/messages/stages/draft";
+import type { RenderedSend, ResolvedSend, SignedSend } from "@/lib/messages/stages/draft";
 import type { OutboundMail, SendResult } from "@/lib/providers/mail";
 import type { ChannelDefinition } from "./definition";
 import type { ChannelId } from "./definitions";
@@ -20,6 +20,11 @@ export interface ChannelAdapter extends ChannelDefinition<ChannelId> {
   outboundMetadata(ids: { receiptId: string }): Record<string, unknown>;
   /** The stored `channelMetadata` of an internal recipient's copy (may hold internal keys; never shown). */
   copyMetadata(ids: { receiptId: string; senderInboxId: string }): Record<string, unknown>;
+  /**
+   * When a send names no channel: whether this channel takes it (its recipients fit), and its rank
+   * among the channels that would (higher first); null when the channel is only ever chosen by name.
+   */
+  byDefault: { rank: number; takes(send: Pick<ResolvedSend, "recipients" | "internal">): boolean } | null;
   /** Where mail of this channel arrives from outside the service (email: the SMTP receiver's entry), or null. */
   receive: ((raw: Buffer, envelope: InboundEnvelope) => Promise<unknown>) | null;
 }

@@ -30,7 +30,8 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface ErrorBody {
-  error: { type: string; code: ErrorCode; message: string; param: string | null };
+  /** Every field a string, as the spec says: `param` is `""` when no parameter is at fault. */
+  error: { type: string; code: ErrorCode; message: string; param: string };
 }
 
 export class ApiError extends Error {
@@ -62,7 +63,7 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: { type: this.type, code: this.code, message: this.message, param: this.param } };
+    return { error: { type: this.type, code: this.code, message: this.message, param: this.param ?? "" } };
   }
 }
 
@@ -70,7 +71,7 @@ export class ApiError extends Error {
 export function apiErrorFromBody(body: unknown): ApiError | null {
   const e = (body as Partial<ErrorBody> | null)?.error;
   if (!e || typeof e.code !== "string" || !(e.code in ERROR_CODES)) return null;
-  return new ApiError(e.code, String(e.message), typeof e.param === "string" ? e.param : null);
+  return new ApiError(e.code, String(e.message), typeof e.param === "string" && e.param !== "" ? e.param : null);
 }
 
 export const invalidRequest = (message: string, param: string | null = null) =>

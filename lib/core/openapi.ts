@@ -35,7 +35,7 @@ const errorSchema: JsonSchema = {
         type: { type: "string" },
         code: { type: "string", enum: Object.keys(ERROR_CODES) },
         message: { type: "string" },
-        param: { type: ["string", "null"] },
+        param: { type: "string", description: "The parameter at fault (`body.field`, a query or path parameter, a header), or \"\" when none is." },
       },
     },
   },

@@ -192,9 +192,9 @@ export const batchDeleteMessages = defineContract({
   access: "messages:send",
   tag: tagM,
   summary: "Delete messages",
-  description: "1..1000 ids. Each id succeeds or fails on its own; a failure does not abort the rest.",
-  body: z.strictObject({ ids: z.array(z.string().min(1).max(64)).min(1).max(1000) }),
-  example: { ids: ["01930000-0000-7000-8000-000000000000"] },
+  description: "BatchDeleteMessagesRequest: 1..1000 message ids. Each id succeeds or fails on its own; a failure does not abort the rest. Audited as one `message.batch_deleted` row listing the deleted ids.",
+  body: z.strictObject({ messageIds: z.array(z.uuid()).min(1).max(1000) }),
+  example: { messageIds: ["01930000-0000-7000-8000-000000000000"] },
   response: z.object({
     object: z.literal("batch_delete_result"),
     deleted: z.array(z.string()),

@@ -10,14 +10,10 @@ const dataPlane = { none: "data plane: the event ledger records sends and their 
 export const sendMessage = defineOperation(c.sendMessage, ({ db, principal, body, idempotencyKey }) => send(db, principal, body, new Date(), idempotencyKey), { audit: dataPlane });
 export const listMessages = defineOperation(c.listMessages, ({ db, principal, query }) => read.listMessages(db, principal, query));
 export const getMessage = defineOperation(c.getMessage, ({ db, principal, params }) => read.getMessage(db, principal, params.messageId));
-export const batchDeleteMessages = defineOperation(c.batchDeleteMessages, ({ db, principal, body }) => read.batchDeleteMessages(db, principal, body.ids), {
-  audit: { none: "data plane: message deletion is the mailbox's own housekeeping" },
-});
+export const batchDeleteMessages = defineOperation(c.batchDeleteMessages, ({ db, principal, body }) => read.batchDeleteMessages(db, principal, body.messageIds));
 export const listMessageEvents = defineOperation(c.listMessageEvents, ({ db, principal, params }) => read.listMessageEvents(db, principal, params.messageId));
 export const getOutboundEmail = defineOperation(c.getOutboundEmail, ({ db, principal, params }) => read.getOutboundEmail(db, principal, params.emailId));
-export const cancelOutboundEmail = defineOperation(c.cancelOutboundEmail, ({ db, principal, params }) => cancelScheduledMessage(db, principal, params.emailId), {
-  audit: dataPlane,
-});
+export const cancelOutboundEmail = defineOperation(c.cancelOutboundEmail, ({ db, principal, params }) => cancelScheduledMessage(db, principal, params.emailId));
 export const listThreads = defineOperation(c.listThreads, ({ db, principal, query }) => read.listThreads(db, principal, query));
 export const getThread = defineOperation(c.getThread, ({ db, principal, params }) => read.getThread(db, principal, params.threadId));
 export const getAttachment = defineOperation(c.getAttachment, ({ db, principal, params }) => read.getAttachment(db, principal, params.attachmentId));

@@ -3,6 +3,7 @@ import type { DbOrTx } from "@/db";
 import { attachments, messages, outboundEvents, threads } from "@/db/schema";
 import { type ChannelId, publicChannelMetadata } from "@/lib/channels/definitions";
 import { notFound } from "@/lib/core/errors";
+import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import type { Principal } from "@/lib/auth/principal";
 import { storage } from "@/lib/providers/storage";
@@ -136,20 +137,24 @@ export async function getMessage(db: DbOrTx, principal: Principal, messageId: st
 }
 
 /** Deletes up to 1000 messages; each id succeeds or fails on its own. */
-export async function batchDeleteMessages(db: DbOrTx, principal: Principal, ids: string[]) {
-  const unique = [...new Set(ids)];
-  const valid = unique.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
-  const found = valid.length
-    ? await db
-        .select({ id: messages.id, threadId: messages.threadId })
-        .from(messages)
-        .where(and(eq(messages.orgId, principal.orgId), inArray(messages.id, valid)))
-    : [];
+/**
+ * `POST /v1/messages/batch-delete`: the organization's messages among `messageIds` are deleted,
+ * with one audit row naming them, in one transaction; every other id is a per-id failure.
+ */
+export async function batchDeleteMessages(db: DbOrTx, principal: Principal, messageIds: string[]) {
+  const unique = [...new Set(messageIds.map((id) => id.toLowerCase()))];
+  const found = await db
+    .select({ id: messages.id, threadId: messages.threadId })
+    .from(messages)
+    .where(and(eq(messages.orgId, principal.orgId), inArray(messages.id, unique)));
   const foundIds = new Set(found.map((f) => f.id));
   const files = found.length ? await db.select().from(attachments).where(inArray(attachments.messageId, [...foundIds])) : [];
-  if (found.length) {
+  const deleted = unique.filter((id) => foundIds.has(id));
+  if (found.length === 0) noAuditNeeded("no message of the organization among the ids");
+  else {
     await db.transaction(async (tx) => {
       await tx.delete(messages).where(inArray(messages.id, [...foundIds]));
+      await recordAudit(tx, principal, { orgId: principal.orgId, action: "message.batch_deleted", resourceType: "message", metadata: { messageIds: deleted, count: deleted.length } });
       const threadIds = [...new Set(found.map((f) => f.threadId).filter((t): t is string => Boolean(t)))];
       for (const threadId of threadIds) {
         await tx
@@ -162,7 +167,7 @@ export async function batchDeleteMessages(db: DbOrTx, principal: Principal, ids:
   }
   return {
     object: "batch_delete_result" as const,
-    deleted: unique.filter((id) => foundIds.has(id)),
+    deleted,
     failed: unique.filter((id) => !foundIds.has(id)).map((id) => ({ id, code: "resource_not_found", message: "No such message." })),
   };
 }

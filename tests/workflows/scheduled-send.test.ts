@@ -1,4 +1,7 @@
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { getDb } from "@/db";
+import { auditLogs } from "@/db/schema";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
 import { call, newInbox, newOrg } from "../harness";
@@ -64,4 +67,7 @@ test("cancel stops a scheduled email before it fires; cancelling twice is 409", 
   await waitForRun(FN, (r) => r.status === "cancelled" && (r.event.data as { messageId: string }).messageId === res.body.id);
   const again = await call("POST", `/v1/outbound-emails/${res.body.id}/cancel`, { key: org.secret });
   expect(again.status).toBe(409);
+  // The cancel is audited once (the refused second one writes nothing).
+  const audit = await (await getDb()).select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, res.body.id)));
+  expect(audit.map((a) => a.action)).toEqual(["message.scheduled_canceled"]);
 });

@@ -4,7 +4,7 @@ import { FilterForm } from "@/components/console/filter-form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Badge, DeliveryStatusBadge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
-import { CHANNEL_IDS } from "@/lib/channels/definitions";
+import { CHANNEL_DEFINITIONS, channelDefinition } from "@/lib/channels/definitions";
 import { getConsole } from "@/lib/console/context";
 import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
 import { listInboxes } from "@/lib/inboxes/operations";
@@ -78,9 +78,9 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
           <div className="w-40">
             <Select label="Channel" name="channel" defaultValue={filters.channel ?? ""}>
               <option value="">Any</option>
-              {CHANNEL_IDS.map((id) => (
-                <option key={id} value={id}>
-                  {id}
+              {CHANNEL_DEFINITIONS.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.id}
                 </option>
               ))}
             </Select>
@@ -149,9 +149,9 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                   <Td className="break-all">{addressOf.get(m.inboxId) ?? "—"}</Td>
                   <Td>
                     <Badge tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>
-                    {m.channel === "a2a" ? (
+                    {channelDefinition(m.channel).badge ? (
                       <span className="ml-1">
-                        <Badge>a2a</Badge>
+                        <Badge>{channelDefinition(m.channel).badge}</Badge>
                       </span>
                     ) : null}
                   </Td>

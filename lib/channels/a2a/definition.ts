@@ -8,4 +8,4 @@ export const a2aMetadataSchema = z.object({
   provenanceVerified: z.boolean(),
 });
 
-export const a2aDefinition = defineChannelDefinition({ id: "a2a", label: "Agent-to-agent", metadata: a2aMetadataSchema, inSendResponse: true });
+export const a2aDefinition = defineChannelDefinition({ id: "a2a", label: "Agent-to-agent", metadata: a2aMetadataSchema, inSendResponse: true, badge: "a2a" });

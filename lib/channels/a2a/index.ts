@@ -17,6 +17,8 @@ export const a2a = defineChannel({
   },
   compose: () => Promise.reject(new Error("a2a has no external recipients")),
   deliver: null,
+  // Every recipient an inbox of this service: a2a before email.
+  byDefault: { rank: 10, takes: (s) => s.recipients.every((r) => s.internal.has(r)) },
   outboundMetadata: ({ receiptId }) => ({ receiptId, provenance: null, provenanceVerified: false }),
   copyMetadata: ({ receiptId, senderInboxId }) => ({ receiptId, provenance: null, provenanceVerified: false, senderInboxId }),
   receive: null,

@@ -23,4 +23,4 @@ export const emailMetadataSchema = z.object({
   helo: z.string().nullable().optional(),
 });
 
-export const emailDefinition = defineChannelDefinition({ id: "email", label: "Email", metadata: emailMetadataSchema, inSendResponse: false });
+export const emailDefinition = defineChannelDefinition({ id: "email", label: "Email", metadata: emailMetadataSchema, inSendResponse: false, badge: null });

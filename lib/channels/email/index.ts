@@ -44,6 +44,8 @@ export const email = defineChannel({
     return signDkim(mime, await signerFor(db, s.inbox));
   },
   deliver: (mail) => mailTransport().send(mail),
+  // Any email address: the channel of last resort.
+  byDefault: { rank: 0, takes: () => true },
   outboundMetadata: () => ({ provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null }),
   copyMetadata: ({ senderInboxId }) => ({ internal: true, senderInboxId }),
   // Loaded on first use: the parser and the authentication checks are not needed to send.

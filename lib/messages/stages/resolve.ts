@@ -61,6 +61,6 @@ export async function resolveSend(db: DbOrTx, principal: Principal, v: Validated
     const target = await inboxByAddress(db, address);
     if (target) internal.set(address, target);
   }
-  const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel(recipients.every((r) => internal.has(r)));
+  const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel({ recipients, internal });
   return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel };
 }
