@@ -7,12 +7,12 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten", "undici", "@modelcontextprotocol/sdk"],
   poweredByHeader: false,
   // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...). The CSP is
-  // left off `/files/` (user content): a header set here replaces the route's own, and that route sets
-  // the full sandbox policy itself (lib/providers/storage/user-content.ts).
+  // left off `/files/`, `/storage/`, `/d/` and `/s/` (user content and share pages): a header set here replaces the route's own, and those routes set
+  // their full policy themselves (lib/providers/storage/user-content.ts, lib/http/share.ts).
   headers: () =>
     Promise.resolve([
       { source: "/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }] },
-      { source: "/((?!files/).*)", headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
+      { source: "/((?!files/|storage/|d/|s/).*)", headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
     ]),
   typedRoutes: false,
   experimental: {

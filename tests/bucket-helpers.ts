@@ -44,3 +44,20 @@ export async function uploadObject(org: TestOrg, opts: { bucketId?: string; file
   if (fin.status !== 200) throw new Error(`finalize: ${fin.status} ${JSON.stringify(fin.body)}`);
   return { bucketId, objectId: up.body.objectId as string, object: fin.body };
 }
+
+/** A clean object without waiting for the workflow: the scan workflow's own step, run directly. */
+export async function cleanObject(org: TestOrg, opts: { bucketId?: string; filename?: string; content?: string; contentType?: string } = {}) {
+  const uploaded = await uploadObject(org, opts);
+  const [{ scanObject }, { getDb }] = await Promise.all([import("@/lib/buckets/scan"), import("@/db")]);
+  const outcome = await scanObject(await getDb(), uploaded.objectId);
+  if (outcome.status !== "clean" && outcome.status !== "done") throw new Error(`scan: ${JSON.stringify(outcome)}`);
+  return uploaded;
+}
+
+/** A share link of a clean object (created through the API). */
+export async function newShareLink(org: TestOrg, body: Record<string, unknown> = {}) {
+  const { bucketId, objectId } = await cleanObject(org);
+  const res = await call("POST", `/v1/buckets/${bucketId}/objects/${objectId}/share-links`, { key: org.secret, body });
+  if (res.status !== 200) throw new Error(`share link: ${res.status} ${JSON.stringify(res.body)}`);
+  return { bucketId, objectId, link: res.body };
+}

@@ -1,4 +1,4 @@
-import { defaultBucketId, uploadObject } from "./bucket-helpers";
+import { cleanObject, defaultBucketId, newShareLink, uploadObject } from "./bucket-helpers";
 import { call, newInbox, newKey, type TestOrg } from "./harness";
 
 /**
@@ -23,6 +23,11 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   version: async () => "1",
   bucketId: (org) => defaultBucketId(org),
   objectId: async (org) => (await uploadObject(org)).objectId,
+  linkId: async (org) => (await newShareLink(org)).link.id,
+  bundleId: async (org) => {
+    const res = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [(await cleanObject(org)).objectId] } });
+    return res.body.id as string;
+  },
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;

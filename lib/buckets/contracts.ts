@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
-import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
+import { dateTimeInput, isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
 
 /** Public ids: `buk_` / `shr_` and the row's UUID without dashes. */
 export const bucketIdParam = z.string().regex(/^buk_[0-9a-f]{32}$/, "a bucket id (buk_…)");
@@ -45,6 +45,7 @@ export const bucketObjectSchema = z.object({
 
 const bucketParams = z.strictObject({ bucketId: bucketIdParam });
 const objectParams = z.strictObject({ bucketId: bucketIdParam, objectId: uuidParam });
+const linkParams = z.strictObject({ bucketId: bucketIdParam, objectId: uuidParam, linkId: shareLinkIdParam });
 
 const bucketFields = {
   displayName: z.string().min(1).max(200).nullable().optional(),
@@ -221,4 +222,138 @@ export const batchDeleteBucketObjects = defineContract({
     deleted: z.array(z.string()),
     failed: z.array(z.object({ id: z.string(), code: z.string(), message: z.string() })),
   }),
+});
+
+export const shareLinkSchema = z.object({
+  object: z.literal("share_link"),
+  id: z.string(),
+  objectId: z.uuid(),
+  hasPassword: z.boolean(),
+  maxUses: z.int().nullable(),
+  oneTime: z.boolean(),
+  usesCount: z.int().min(0),
+  expiresAt: isoDate.nullable(),
+  revoked: z.boolean(),
+  createdAt: isoDate,
+});
+
+const shareTag = "Sharing";
+const shareErrors = ["conflict", "not_permitted"] as const;
+
+export const createShareLink = defineContract({
+  id: "createShareLink",
+  method: "POST",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/share-links",
+  access: "buckets:write",
+  tag: shareTag,
+  summary: "Create a share link",
+  description:
+    "A public link to a `clean` object (409 while the scan is pending, 403 when infected or unscannable). Optional `password` (Argon2id), `maxUses`, `oneTime` (one download) and `expiresAt`. `shareUrl` (the branded `/s/` page, with a password form when one is set) and `downloadUrl` (`/d/`) are returned only here. Every download counts one use, exactly, however many arrive at once.",
+  params: objectParams,
+  body: z.strictObject({
+    password: z.string().min(1).max(200).optional(),
+    maxUses: z.int().min(1).max(1_000_000).optional(),
+    oneTime: z.boolean().optional(),
+    expiresAt: dateTimeInput().optional(),
+  }),
+  example: { maxUses: 5 },
+  errors: [...shareErrors, "idempotency_key_replay_secret"],
+  secretFields: ["shareUrl", "downloadUrl"],
+  response: shareLinkSchema.extend({ shareUrl: z.url(), downloadUrl: z.url() }),
+});
+
+export const listShareLinks = defineContract({
+  id: "listShareLinks",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/share-links",
+  access: "buckets:read",
+  tag: shareTag,
+  summary: "List an object's share links",
+  description: "Newest first; URLs are not shown again.",
+  params: objectParams,
+  response: z.object({ object: z.literal("list"), data: z.array(shareLinkSchema) }),
+});
+
+export const revokeShareLink = defineContract({
+  id: "revokeShareLink",
+  method: "DELETE",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/share-links/{linkId}",
+  access: "buckets:write",
+  tag: shareTag,
+  summary: "Revoke a share link",
+  params: linkParams,
+  response: shareLinkSchema,
+});
+
+export const listShareLinkOpens = defineContract({
+  id: "listShareLinkOpens",
+  method: "GET",
+  path: "/v1/buckets/{bucketId}/objects/{objectId}/share-links/{linkId}/opens",
+  access: "buckets:read",
+  tag: shareTag,
+  summary: "A share link's opens",
+  description: "Every open of the link, newest first (at most 500): page views, downloads and refusals (wrong password, used up, expired, revoked).",
+  params: linkParams,
+  response: z.object({
+    object: z.literal("share_link_opens"),
+    shareLinkId: z.string(),
+    objectId: z.uuid(),
+    summary: z.object({ views: z.int(), downloads: z.int(), refused: z.int(), lastOpenedAt: isoDate.nullable() }),
+    data: z.array(z.object({ id: z.uuid(), kind: z.enum(["view", "download"]), outcome: z.string(), objectId: z.uuid().nullable(), ip: z.string().nullable(), userAgent: z.string().nullable(), createdAt: isoDate })),
+  }),
+});
+
+export const shareBundleSchema = z.object({
+  object: z.literal("share_bundle"),
+  id: z.uuid(),
+  fileCount: z.int(),
+  objectIds: z.array(z.uuid()),
+  hasPassword: z.boolean(),
+  maxUses: z.int().nullable(),
+  usesCount: z.int().min(0),
+  expiresAt: isoDate.nullable(),
+  revoked: z.boolean(),
+  createdAt: isoDate,
+});
+
+export const createShareBundle = defineContract({
+  id: "createShareBundle",
+  method: "POST",
+  path: "/v1/share-links/bundles",
+  access: "buckets:write",
+  tag: shareTag,
+  summary: "Share several objects",
+  description: "One link to 1..100 `clean` objects of the organization. `shareUrl` (the `/s/` page listing the files) and `token` appear only here; each file download counts one use.",
+  body: z.strictObject({
+    objectIds: z.array(z.uuid()).min(1).max(100),
+    password: z.string().min(1).max(200).optional(),
+    maxUses: z.int().min(1).max(1_000_000).optional(),
+    expiresAt: dateTimeInput().optional(),
+  }),
+  example: { objectIds: ["01930000-0000-7000-8000-000000000000"] },
+  errors: [...shareErrors, "resource_not_found", "idempotency_key_replay_secret"],
+  secretFields: ["shareUrl", "token"],
+  response: shareBundleSchema.extend({ shareUrl: z.url(), token: z.string() }),
+});
+
+export const listShareBundles = defineContract({
+  id: "listShareBundles",
+  method: "GET",
+  path: "/v1/share-links/bundles",
+  access: "buckets:read",
+  tag: shareTag,
+  summary: "List share bundles",
+  description: "Newest first, at most 200.",
+  response: z.object({ object: z.literal("list"), data: z.array(shareBundleSchema) }),
+});
+
+export const revokeShareBundle = defineContract({
+  id: "revokeShareBundle",
+  method: "DELETE",
+  path: "/v1/share-links/{bundleId}",
+  access: "buckets:write",
+  tag: shareTag,
+  summary: "Revoke a share bundle",
+  params: z.strictObject({ bundleId: uuidParam }),
+  response: shareBundleSchema,
 });

@@ -1,6 +1,7 @@
 import { defineOperation } from "@/lib/core/operation";
 import * as c from "./contracts";
 import * as buckets from "./service";
+import * as shares from "./shares";
 import * as uploads from "./uploads";
 
 export const listBuckets = defineOperation(c.listBuckets, ({ db, principal }) => buckets.listBuckets(db, principal));
@@ -19,3 +20,10 @@ export const deleteBucketObject = defineOperation(c.deleteBucketObject, ({ db, p
 export const batchDeleteBucketObjects = defineOperation(c.batchDeleteBucketObjects, ({ db, principal, params, body }) =>
   buckets.batchDeleteObjects(db, principal, params.bucketId, body.objectIds),
 );
+export const createShareLink = defineOperation(c.createShareLink, ({ db, principal, params, body }) => shares.createShareLink(db, principal, params.bucketId, params.objectId, body));
+export const listShareLinks = defineOperation(c.listShareLinks, ({ db, principal, params }) => shares.listShareLinks(db, principal, params.bucketId, params.objectId));
+export const revokeShareLink = defineOperation(c.revokeShareLink, ({ db, principal, params }) => shares.revokeShareLink(db, principal, params.bucketId, params.objectId, params.linkId));
+export const listShareLinkOpens = defineOperation(c.listShareLinkOpens, ({ db, principal, params }) => shares.listShareLinkOpens(db, principal, params.bucketId, params.objectId, params.linkId));
+export const createShareBundle = defineOperation(c.createShareBundle, ({ db, principal, body }) => shares.createShareBundle(db, principal, body));
+export const listShareBundles = defineOperation(c.listShareBundles, ({ db, principal }) => shares.listShareBundles(db, principal));
+export const revokeShareBundle = defineOperation(c.revokeShareBundle, ({ db, principal, params }) => shares.revokeShareBundle(db, principal, params.bundleId));
