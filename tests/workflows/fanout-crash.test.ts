@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, expect, test } from "vitest";
+
+/**
+ * Crash safety of the fan-out with real processes: a 20,000-member fan-out is killed with SIGKILL
+ * half-way and a new process resumes it; every member must then exist exactly once. On PGlite, and
+ * on PostgreSQL when DATABASE_URL is set (the suite's PostgreSQL run).
+ */
+const ROOT = path.resolve(__dirname, "../..");
+const TOTAL = 20_000;
+const children: ChildProcess[] = [];
+let dataDir = "";
+
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function child(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess {
+  const proc = spawn(process.execPath, ["--import", "tsx", "tests/workflows/fanout-crash-child.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(proc);
+  let out = "";
+  proc.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+    let i: number;
+    while ((i = out.indexOf("\n")) >= 0) {
+      const line = out.slice(0, i);
+      out = out.slice(i + 1);
+      if (line.startsWith("{\"") && !line.includes("\"level\"")) onLine(JSON.parse(line) as Record<string, unknown>);
+    }
+  });
+  proc.stderr?.resume();
+  return proc;
+}
+
+test(`a ${TOTAL}-member fan-out killed half-way resumes after a restart: every member exactly once`, async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
+  delete env.VITEST;
+  delete env.VITEST_WORKER_ID;
+  if (!env.DATABASE_URL) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-fanout-crash-"));
+    env.PGLITE_DIR = dataDir;
+  }
+  let fanoutId = "";
+  let atKill = 0;
+  await new Promise<void>((resolve, reject) => {
+    const first = child(["start", String(TOTAL)], env, (line) => {
+      if (typeof line.fanoutId === "string") fanoutId = line.fanoutId;
+      if (typeof line.rowsDone === "number" && line.rowsDone >= TOTAL / 2 && !atKill) {
+        atKill = line.rowsDone;
+        first.kill("SIGKILL");
+      }
+    });
+    first.once("exit", () => (atKill ? resolve() : reject(new Error("the first process exited before it was killed"))));
+  });
+  const report = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const second = child(["resume", fanoutId], env, (line) => {
+      if (line.done) resolve(line);
+    });
+    second.once("exit", (code) => setTimeout(() => reject(new Error(`the resumed process exited with ${code}`)), 100));
+  });
+  console.log(JSON.stringify({ database: env.DATABASE_URL ? "postgres" : "pglite", rowsAtKill: atKill, ...report }));
+  expect(atKill).toBeLessThan(TOTAL);
+  expect(report).toMatchObject({ rows: TOTAL, members: TOTAL, chunks: TOTAL / 250, chunkRows: TOTAL, fanout: { chunksTotal: TOTAL / 250, chunksDone: TOTAL / 250, rowsDone: TOTAL } });
+}, 170_000);
