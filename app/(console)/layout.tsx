@@ -14,6 +14,7 @@ const NAV: (NavItem & { needs: Permission })[] = [
   { href: "/threads", label: "Threads", needs: "messages:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
   { href: "/domains", label: "Domains", needs: "domains:read" },
+  { href: "/files", label: "Files", needs: "buckets:read" },
   { href: "/api-keys", label: "API keys", needs: "keys:read" },
   { href: "/webhooks", label: "Webhooks", needs: "webhooks:read" },
   { href: "/events", label: "Events", needs: "events:read" },
