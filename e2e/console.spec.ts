@@ -135,6 +135,10 @@ test("a webhook to a loopback receiver: see its delivery in the log", async ({ p
     await expectAccessible(page, "webhook detail");
     await page.getByRole("button", { name: "Send test" }).click();
     await expect(page.getByTestId("delivery-log")).toContainText("200", { timeout: 30_000 });
+    // A success shows the receiver's answer, never as an error; no rotation yet, so no previous secret.
+    await expect(page.getByTestId("delivery-log")).toContainText("ok");
+    await expect(page.getByTestId("delivery-log")).not.toContainText("Error:");
+    await expect(page.getByText("None: the secret has never been rotated")).toBeVisible();
     expect(received.length).toBeGreaterThan(0);
     expect(received[0]?.headers["webhook-signature"]).toMatch(/^v1,/);
   } finally {
@@ -242,6 +246,13 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
     await expect(page.getByText("Enter a name", { exact: true })).toBeVisible();
     await expect(page.getByText("Pick at least one scope", { exact: true })).toBeVisible();
     await expect(page.getByText(/Invalid input|Too small/)).toHaveCount(0);
+    // Presets tick the scopes they stand for.
+    await page.getByRole("button", { name: "Read only" }).click();
+    await expect(page.getByRole("checkbox", { name: "messages:read", exact: true })).toBeChecked();
+    await expect(page.getByRole("checkbox", { name: "messages:send", exact: true })).not.toBeChecked();
+    await page.getByRole("button", { name: "Sending only" }).click();
+    await expect(page.getByRole("checkbox", { name: "messages:send", exact: true })).toBeChecked();
+    await expect(page.getByRole("checkbox", { name: "messages:read", exact: true })).not.toBeChecked();
   });
 
   await test.step("domain: a domain name", async () => {
@@ -253,6 +264,9 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
 
   await test.step("webhook: a URL and at least one event type", async () => {
     await openPage(page, "Webhooks");
+    // Only event types the product emits, grouped.
+    await expect(page.getByRole("group", { name: "message events" }).getByRole("checkbox", { name: "message.bounced" })).toBeVisible();
+    await expect(page.getByRole("checkbox", { name: "letter.status_changed" })).toHaveCount(0);
     await page.getByRole("checkbox", { name: "All events" }).uncheck();
     await page.getByRole("button", { name: "Create webhook" }).click();
     await expect(page.getByText("Enter a URL", { exact: true })).toBeVisible();

@@ -24,6 +24,24 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The event types this build appends to the ledger (and so can deliver to webhooks); the rest of
+ * EVENT_TYPES belong to capabilities that do not exist yet. `appendEvent` accepts only these, so a
+ * new emitter must add its type here — the console's pickers offer exactly this list.
+ */
+export const EMITTED_EVENT_TYPES = [
+  "message.received",
+  "message.sent",
+  "message.delivered",
+  "message.delayed",
+  "message.bounced",
+  "message.complained",
+  "domain.verified",
+  "object.scanned",
+  "share_link.opened",
+] as const satisfies readonly EventType[];
+export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
+
 const boolQuery = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 export const streamEntrySchema = z.object({

@@ -3,13 +3,14 @@ import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
 import { enqueueDeliveries } from "@/lib/webhooks/dispatcher";
-import { EVENT_TYPES, type EventType } from "./contracts";
+import { type EmittedEventType, EVENT_TYPES, type EventType } from "./contracts";
 
 export { EVENT_TYPES, type EventType };
 
 export interface AppendInput {
   orgId: string;
-  type: EventType;
+  /** Only types listed in EMITTED_EVENT_TYPES (the console's pickers offer exactly those). */
+  type: EmittedEventType;
   partitionKey: string;
   data: Record<string, unknown>;
   inboxId?: string | null;

@@ -2,6 +2,7 @@ import { CreateKeyForm, RevokeKeyButton } from "@/components/console/config/api-
 import { Badge, Card, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { listApiKeys } from "@/lib/api-keys/operations";
 import { getConsole } from "@/lib/console/context";
+import { scopeChoices } from "@/lib/console/pickers";
 import { listInboxes } from "@/lib/inboxes/operations";
 
 export const metadata = { title: "API keys — svc console" };
@@ -59,7 +60,7 @@ export default async function ApiKeysPage() {
         )}
         {canWrite ? (
           <Card title="Create an API key">
-            <CreateKeyForm inboxes={inboxes.map((i) => ({ id: i.id, address: i.address }))} />
+            <CreateKeyForm inboxes={inboxes.map((i) => ({ id: i.id, address: i.address }))} scopes={scopeChoices()} />
           </Card>
         ) : null}
       </div>

@@ -7,6 +7,7 @@ import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
 import { latestEvents } from "@/lib/console/events-tail";
 import { EVENT_TYPES, type EventType } from "@/lib/events/ledger";
+import { EMITTED_EVENT_TYPES } from "@/lib/events/contracts";
 
 export const metadata = { title: "Events — svc console" };
 
@@ -42,7 +43,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
         <div className="w-64">
           <Select label="Event type" name="type" defaultValue={type ?? ""} data-testid="events-type-filter">
             <option value="">All types</option>
-            {EVENT_TYPES.map((t) => (
+            {EMITTED_EVENT_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>

@@ -3,6 +3,7 @@ import { CreateWebhookForm, EventList } from "@/components/console/config/webhoo
 import { Badge, Card, EmptyState, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { EVENT_TYPES } from "@/lib/events/ledger";
+import { eventTypeGroups } from "@/lib/console/pickers";
 import { listWebhooks } from "@/lib/webhooks/operations";
 
 export const metadata = { title: "Webhooks — svc console" };
@@ -50,7 +51,7 @@ export default async function WebhooksPage() {
         )}
         {canWrite ? (
           <Card title="Create a webhook">
-            <CreateWebhookForm eventTypes={EVENT_TYPES} />
+            <CreateWebhookForm eventTypes={EVENT_TYPES} groups={eventTypeGroups()} />
           </Card>
         ) : null}
       </div>

@@ -2,27 +2,32 @@
 
 import { useId, useRef, useState } from "react";
 import { createKeyAction, revokeKeyAction } from "@/lib/console/actions/api-keys";
-import { BUNDLES, type Scope, SCOPES } from "@/lib/auth/scopes";
+import type { Scope } from "@/lib/auth/scopes";
+import type { ScopeChoices, ScopePresets } from "@/lib/console/pickers";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction } from "../form";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, OnceSecret } from "./shared";
 import { inputRules } from "@/components/console/contract-input";
 import { createApiKeyBody } from "@/lib/api-keys/contracts";
 
 const FIELDS = ["name", "scopes", "allowedIps", "inboxIds", "environment"];
-const BUNDLE_SCOPES = SCOPES.filter((s) => BUNDLES[s]);
-const SINGLE_SCOPES = SCOPES.filter((s) => !BUNDLES[s]);
 
 /** What a bundle grants, in words. */
-function grants(scope: Scope): string | null {
-  const granted = BUNDLES[scope];
-  if (!granted) return null;
-  return scope === "admin" ? "grants every scope" : `grants ${granted.join(", ")}`;
+function grants(scope: Scope, bundles: ScopeChoices["bundles"]): string | null {
+  if (scope === "admin") return "grants every scope";
+  const granted = bundles[scope];
+  return granted ? `grants ${granted.join(", ")}` : null;
 }
 
+const PRESETS: { key: keyof ScopePresets; label: string }[] = [
+  { key: "full", label: "Full access" },
+  { key: "sending", label: "Sending only" },
+  { key: "readOnly", label: "Read only" },
+];
+
 /** One scope checkbox, labelled by the scope name exactly; a bundle says what it grants. */
-function ScopeCheckbox({ scope }: { scope: Scope }) {
+function ScopeCheckbox({ scope, bundles }: { scope: Scope; bundles: ScopeChoices["bundles"] }) {
   const id = useId();
-  const text = grants(scope);
+  const text = grants(scope, bundles);
   return (
     <div className="flex items-start gap-2">
       <input id={id} type="checkbox" name="scopes" value={scope} aria-describedby={text ? `${id}-grants` : undefined} className="mt-0.5 size-4" />
@@ -51,7 +56,7 @@ function ipLines(raw: unknown): string[] {
 }
 
 /** The create-key form (name, scopes, IP allowlist, inbox restriction); shows the new secret once. */
-export function CreateKeyForm({ inboxes }: { inboxes: { id: string; address: string }[] }) {
+export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; address: string }[]; scopes: ScopeChoices }) {
   const form = useRef<HTMLFormElement>(null);
   const uid = useId();
   const [secret, setSecret] = useState<string | null>(null);
@@ -100,15 +105,31 @@ export function CreateKeyForm({ inboxes }: { inboxes: { id: string; address: str
 
         <fieldset className="space-y-3" aria-describedby={scopeErrors.length > 0 ? `${uid}-scopes-error` : undefined}>
           <legend className="text-sm font-medium">Scopes</legend>
-          <p className="text-xs text-zinc-600 dark:text-zinc-400">Pick at least one. A bundle grants the scopes it lists.</p>
-          <div className="grid gap-2 sm:grid-cols-2">
-            {BUNDLE_SCOPES.map((s) => (
-              <ScopeCheckbox key={s} scope={s} />
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">Pick at least one, or start from a preset. A bundle grants the scopes it lists.</p>
+          <div className="flex flex-wrap gap-2" role="group" aria-label="Scope presets">
+            {PRESETS.filter((p) => scopes.presets[p.key].length > 0).map((p) => (
+              <Button
+                key={p.key}
+                type="button"
+                variant="secondary"
+                title={scopes.presets[p.key].join(", ")}
+                onClick={() => {
+                  const chosen = new Set<string>(scopes.presets[p.key]);
+                  for (const box of form.current?.querySelectorAll<HTMLInputElement>('input[name="scopes"]') ?? []) box.checked = chosen.has(box.value);
+                }}
+              >
+                {p.label}
+              </Button>
             ))}
           </div>
-          <div className="grid gap-x-4 gap-y-1.5 sm:grid-cols-2 lg:grid-cols-3">
-            {SINGLE_SCOPES.map((s) => (
-              <ScopeCheckbox key={s} scope={s} />
+          <div className="grid gap-x-6 gap-y-3 sm:grid-cols-2 lg:grid-cols-3">
+            {scopes.groups.map((g) => (
+              <div key={g.name} role="group" aria-label={`${g.name} scopes`} className="space-y-1.5">
+                <p className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{g.name}</p>
+                {g.scopes.map((s) => (
+                  <ScopeCheckbox key={s} scope={s} bundles={scopes.bundles} />
+                ))}
+              </div>
             ))}
           </div>
           <GroupErrors id={`${uid}-scopes-error`} messages={scopeErrors} />

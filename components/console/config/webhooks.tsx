@@ -33,8 +33,12 @@ export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" 
   return w.autoPaused ? "open" : "closed";
 }
 
-/** The create-webhook form (URL, events or all of them, label); shows the signing secret once. */
-export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[] }) {
+/**
+ * The create-webhook form (URL, events or all of them, label); shows the signing secret once. "All
+ * events" subscribes to every type of the API (`eventTypes`, so types that arrive later are
+ * included); the individual choices are the types the product emits, grouped by resource.
+ */
+export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly string[]; groups: { name: string; types: readonly string[] }[] }) {
   const uid = useId();
   const [all, setAll] = useState(true);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -100,12 +104,17 @@ export function CreateWebhookForm({ eventTypes }: { eventTypes: readonly string[
             All events
           </label>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">Or only these event types:</p>
-          <div className="grid gap-x-4 gap-y-1.5 sm:grid-cols-2 lg:grid-cols-3">
-            {eventTypes.map((type) => (
-              <label key={type} className="flex items-center gap-2 text-sm">
-                <input type="checkbox" value={type} checked={selected.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="size-4" />
-                <span className="font-mono">{type}</span>
-              </label>
+          <div className="grid gap-x-6 gap-y-3 sm:grid-cols-2 lg:grid-cols-3">
+            {groups.map((g) => (
+              <div key={g.name} role="group" aria-label={`${g.name} events`} className="space-y-1.5">
+                <p className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{g.name}</p>
+                {g.types.map((type) => (
+                  <label key={type} className="flex items-center gap-2 text-sm">
+                    <input type="checkbox" value={type} checked={selected.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="size-4" />
+                    <span className="font-mono">{type}</span>
+                  </label>
+                ))}
+              </div>
             ))}
           </div>
           <GroupErrors id={`${uid}-events-error`} messages={eventErrors} />
@@ -206,7 +215,18 @@ export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCoun
           ["Label", w.label ?? "—"],
           ["Created", <Time key="c" value={w.createdAt} />],
           ["Last delivery", w.lastDeliveryAt ? <Time key="l" value={w.lastDeliveryAt} /> : "None yet"],
-          ["Previous secret", w.secondarySecretActive && w.secondarySecretExpiresAt ? <span key="p">still signing until <Time value={w.secondarySecretExpiresAt} /></span> : "Retired"],
+          [
+            "Previous secret",
+            w.secondarySecretActive && w.secondarySecretExpiresAt ? (
+              <span key="p">still signing until <Time value={w.secondarySecretExpiresAt} /></span>
+            ) : w.secondarySecretExpiresAt ? (
+              <span key="p">
+                retired <Time value={w.secondarySecretExpiresAt} />
+              </span>
+            ) : (
+              "None: the secret has never been rotated"
+            ),
+          ],
         ]}
       />
 
@@ -281,7 +301,7 @@ export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCoun
           {deliveries.length === 0 ? (
             <EmptyState title="No deliveries yet" description="Attempts appear here as events are sent to this endpoint. Send a test to try it." />
           ) : (
-            <Table head={["Event", "Status", "HTTP status", "Attempt", "Time", "Error"]} caption="Delivery log">
+            <Table head={["Event", "Status", "HTTP status", "Attempt", "Time", "Response"]} caption="Delivery log">
               {deliveries.map((d) => (
                 <DeliveryRow key={d.id} delivery={d} />
               ))}
@@ -317,7 +337,16 @@ function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
       <Td>
         <Time value={d.createdAt} />
       </Td>
-      <Td className="max-w-xs text-xs break-words">{d.error ?? (d.responseSnippet ? <span className="text-zinc-600 dark:text-zinc-400">{d.responseSnippet}</span> : "—")}</Td>
+      {/* A failed attempt's reason, else what the receiver answered (a success is never called an error). */}
+      <Td className="max-w-xs text-xs break-words">
+        {d.error ? (
+          <span className="text-red-700 dark:text-red-300">Error: {d.error}</span>
+        ) : d.responseSnippet ? (
+          <span className="font-mono text-zinc-700 dark:text-zinc-300">{d.responseSnippet}</span>
+        ) : (
+          "—"
+        )}
+      </Td>
     </tr>
   );
 }
