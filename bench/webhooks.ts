@@ -1,35 +1,40 @@
 /**
- * Webhook delivery benchmark, PGlite and PostgreSQL: BENCH_EVENTS ledger appends (default 10,000)
- * to one subscribed endpoint, delivered by the deliver-webhook workflow (embedded executor, the
- * SDK's real serve()) to a loopback receiver. Reports deliveries/s and append → receipt p50/p99.
+ * Webhook delivery benchmark, PGlite and PostgreSQL, one subscribed endpoint, a loopback receiver:
+ * - throughput: BENCH_EVENTS ledger appends (default 10,000; 500 per transaction) queued while the
+ *   dispatcher is stopped, then drained by it → deliveries/s;
+ * - latency when not saturated: BENCH_LATENCY_EVENTS (300) appends one by one, 10 ms apart, with
+ *   the dispatcher running → append → receipt p50/p99;
+ * - floor: the same receiver driven by undici over the same keep-alive pool size, 64 in flight.
  *
- *   npm run bench:webhooks            # BENCH_EVENTS=10000 WORKFLOW_WORKERS=8
+ *   npm run bench:webhooks
  */
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Agent, request } from "undici";
 import { backendEnv, postgresBackend, ROOT } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
 
 async function measure(): Promise<void> {
   const { getDb, closeDb } = await import("@/db");
-  const { inngest } = await import("@/inngest/client");
-  const { functions } = await import("@/inngest/functions");
   const { bootstrap } = await import("@/lib/organizations/bootstrap");
   const { appendEvent } = await import("@/lib/events/ledger");
   const { createWebhook } = await import("@/lib/webhooks/service");
   const { expandScopes } = await import("@/lib/auth/scopes");
-  const { startHarness } = await import("../tests/workflows/harness");
+  const { startWebhookDispatcher, stopWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
 
   const appendedAt = new Map<string, number>();
   const latencies: number[] = [];
+  let received = 0;
   const receiver = createServer((req, res) => {
     const id = String(req.headers["webhook-id"]);
     req.resume();
     req.on("end", () => {
+      received++;
       const t = appendedAt.get(id);
       if (t !== undefined && appendedAt.delete(id)) latencies.push(performance.now() - t);
       res.writeHead(200).end("ok");
@@ -39,31 +44,56 @@ async function measure(): Promise<void> {
   const address = receiver.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/hook`;
 
-  const h = await startHarness({ workers: Number(process.env.WORKFLOW_WORKERS ?? 8), pollMs: 200 });
-  await h.serveApp(inngest, functions);
-  h.executor.start();
   const db = await getDb();
   const boot = await bootstrap(db, { email: `bench-${Date.now()}@example.test`, orgName: "Bench" });
   const principal = { orgId: boot.organization.id, userId: boot.user.id, apiKeyId: boot.apiKey.id, scopes: expandScopes(["admin"]), inboxIds: null, actor: "bench", ip: null, requestId: null };
   await createWebhook(db, principal, { url, events: ["message.received"] });
+  const label = (process.env.BENCH_BACKEND ?? "").padEnd(9);
 
-  const started = performance.now();
-  for (let i = 0; i < EVENTS; i++) {
-    const t = performance.now();
-    const e = await db.transaction((tx) => appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: `inbox:${i % 20}`, data: { i } }));
-    appendedAt.set(e.eventId, t);
+  // Throughput: a backlog, drained.
+  for (let i = 0; i < EVENTS; i += 500) {
+    await db.transaction(async (tx) => {
+      for (let j = i; j < Math.min(EVENTS, i + 500); j++) await appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: `inbox:${j % 20}`, data: { j } });
+    });
   }
-  while (latencies.length < EVENTS) {
-    if (performance.now() - started > 1_800_000) throw new Error(`only ${latencies.length} of ${EVENTS} delivered`);
-    await new Promise((r) => setTimeout(r, 100));
+  const started = performance.now();
+  await startWebhookDispatcher();
+  while (received < EVENTS) {
+    if (performance.now() - started > 1_800_000) throw new Error(`only ${received} of ${EVENTS} delivered`);
+    await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
+  console.log(`${label} ${EVENTS} queued deliveries drained  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s`);
+
+  // Latency, not saturated.
+  for (let i = 0; i < LATENCY_EVENTS; i++) {
+    const t = performance.now();
+    const e = await db.transaction((tx) => appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: "inbox:lat", data: { i } }));
+    appendedAt.set(e.eventId, t);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  while (latencies.length < LATENCY_EVENTS) await new Promise((r) => setTimeout(r, 20));
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  console.log(
-    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${EVENTS} deliveries  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s  p50 ${(pct(50) / 1000).toFixed(2)} s  p99 ${(pct(99) / 1000).toFixed(2)} s (append → receipt)`,
+  console.log(`${label} ${LATENCY_EVENTS} appends 10 ms apart       append → receipt p50 ${pct(50).toFixed(1)} ms  p99 ${pct(99).toFixed(1)} ms`);
+  await stopWebhookDispatcher();
+
+  // Floor: the receiver alone, over a keep-alive pool of the dispatcher's size, 64 in flight.
+  const agent = new Agent({ connections: 16 });
+  const body = JSON.stringify({ eventId: "evt_floor", type: "message.received", createdAt: new Date().toISOString(), data: { j: 1 } });
+  let next = 0;
+  const floorStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next++ < EVENTS) {
+        const r = await request(url, { method: "POST", body, headers: { "content-type": "application/json", "webhook-id": "floor" }, dispatcher: agent });
+        await r.body.text();
+      }
+    }),
   );
-  await h.close();
+  const floorSeconds = (performance.now() - floorStarted) / 1000;
+  console.log(`${label} floor: ${EVENTS} POSTs to the receiver   ${(EVENTS / floorSeconds).toFixed(1).padStart(7)} req/s (undici, 16 connections, no database)`);
+  await agent.close();
   receiver.close();
   await closeDb();
 }
@@ -71,7 +101,7 @@ async function measure(): Promise<void> {
 if (process.env.BENCH_BACKEND) {
   await measure();
 } else {
-  console.log(`webhook benchmark: ${EVENTS} events to one endpoint, ${process.env.WORKFLOW_WORKERS ?? 8} workers`);
+  console.log(`webhook benchmark: ${EVENTS} events to one endpoint (dispatcher: 3 loops × 50 per claim)`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-wh-"));
   const backends = [{ name: "pglite" as const }, ...[await postgresBackend()].filter((b) => b !== null)];
   for (const backend of backends) {
