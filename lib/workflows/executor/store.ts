@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { CronExpressionParser } from "cron-parser";
-import { and, eq, inArray, isNull, lt, lte, notInArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, lte, notInArray, or, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
 import { type WfEventPayload, wfEvents, wfFunctions, wfRuns, wfThrottles } from "@/db/schema";
 import { log } from "@/lib/log";
@@ -189,10 +189,14 @@ async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload)
   }
   const key = flowKey(gather.setting, ctx) ?? "";
   await lock(gather.kind, key);
+  // The open run of the key: not started, and for a batch not full yet (a full batch waits for its
+  // claim, and the next event opens the next batch).
+  const room = cfg.batchEvents ? sql`jsonb_array_length(coalesce(${wfRuns.events}, '[]'::jsonb)) < ${Math.max(1, cfg.batchEvents.maxSize)}` : sql`true`;
   const [open] = await tx
     .select()
     .from(wfRuns)
-    .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.gatherKey, key), eq(wfRuns.status, "queued"), isNull(wfRuns.startedAt)))
+    .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.gatherKey, key), eq(wfRuns.status, "queued"), isNull(wfRuns.startedAt), room))
+    .orderBy(desc(wfRuns.createdAt))
     .limit(1)
     .for("update");
   if (cfg.batchEvents) {
