@@ -1,4 +1,4 @@
-import { and, asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, inboxes } from "@/db/schema";
 import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
@@ -136,4 +136,12 @@ export async function deleteInbox(db: DbOrTx, principal: Principal, inboxId: str
 export async function inboxByAddress(db: DbOrTx, address: string): Promise<InboxRow | null> {
   const [row] = await db.select().from(inboxes).where(eq(inboxes.address, address.trim().toLowerCase()));
   return row ?? null;
+}
+
+/** The inboxes of this service among `addresses` (normalized), by address in the order given: one query for all. */
+export async function inboxesByAddress(db: DbOrTx, addresses: readonly string[]): Promise<Map<string, InboxRow>> {
+  const wanted = [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
+  if (wanted.length === 0) return new Map();
+  const rows = new Map((await db.select().from(inboxes).where(inArray(inboxes.address, wanted))).map((r) => [r.address, r]));
+  return new Map(wanted.flatMap((a) => (rows.has(a) ? [[a, rows.get(a) as InboxRow] as const] : [])));
 }

@@ -5,8 +5,8 @@ import { log } from "@/lib/log";
 import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
 import { channelAdapter } from "@/lib/channels";
 import type { ProviderOutcome, SendResult } from "@/lib/providers/mail";
-import { applyOutcomes } from "./outcomes";
-import { appendMessageEvent } from "./store";
+import { applyOutcomesInTx } from "./outcomes";
+import { appendMessageEvent, type MessageRow } from "./store";
 
 /** The payload of a `message.deliver` outbox entry; the signed MIME is the entry's `body`. */
 export interface DeliverPayload {
@@ -33,17 +33,20 @@ export const unavailableBounces = (unavailable: DeliverPayload["unavailable"]): 
 
 /**
  * The handoff of a committed message (`queued`, its outbox entry leased to the caller): the signed
- * wire form goes to its channel's `deliver` (email: the transport), then the message becomes `sent` (with `message.sent`) or `failed`
- * and the entry `done`, in one transaction; then the transport's immediate outcomes are applied.
+ * wire form goes to its channel's `deliver` (email: the transport); then, in one transaction, the
+ * message becomes `sent` (with `message.sent` and the transport's immediate outcomes, e.g. the
+ * embedded transport's Delivery) or `failed`, and the entry `done`. Returns the message as it
+ * ended, or null when another relay took the lease over (it records the outcome). `known` is the
+ * row the caller has just committed (the send request), saving its re-read.
  * A crash after the transport accepted and before that commit is the one window in which a
  * second attempt (after the lease expires) sends the same Message-ID again.
  */
-export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: string): Promise<void> {
+export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: string, known?: MessageRow): Promise<MessageRow | null> {
   const payload = entry.payload as unknown as DeliverPayload;
-  const [message] = await db.select().from(messages).where(eq(messages.id, payload.messageId));
+  const message = known ?? (await db.select().from(messages).where(eq(messages.id, payload.messageId)))[0];
   if (!message || message.status !== "queued" || !entry.body) {
     await finishOutbox(db, entry.id, token, { status: "done", error: message ? `message is ${message.status}` : "message deleted" });
-    return;
+    return message ?? null;
   }
   let result: SendResult | null = null;
   let error: string | null = null;
@@ -56,8 +59,8 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
     error = "transport_failed";
   }
   const status = error ? "failed" : "sent";
-  const finished = await db.transaction(async (tx) => {
-    if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return false;
+  return db.transaction(async (tx) => {
+    if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return null;
     const [row] = await tx
       .update(messages)
       .set({
@@ -69,10 +72,8 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
       })
       .where(eq(messages.id, message.id))
       .returning();
-    if (row && status === "sent") await appendMessageEvent(tx, row, "message.sent", payload.attachmentCount);
-    return true;
+    if (!row || status !== "sent") return row ?? null;
+    await appendMessageEvent(tx, row, "message.sent", payload.attachmentCount);
+    return applyOutcomesInTx(tx, row, [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)]);
   });
-  if (!finished) return; // the lease was lost to another relay, which records the outcome
-  const outcomes = [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)];
-  if (status === "sent" && outcomes.length > 0) await applyOutcomes(db, message.id, outcomes);
 }

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { messages, outboundEvents, suppressions } from "@/db/schema";
 import type { ProviderOutcome } from "@/lib/providers/mail";
-import { appendMessageEvent } from "./store";
+import { appendMessageEvent, type MessageRow } from "./store";
 
 const EVENT_FOR = {
   Delivery: "message.delivered",
@@ -12,60 +12,67 @@ const EVENT_FOR = {
 } as const;
 
 /**
- * Applies provider delivery outcomes to an outbound message, each in its own transaction: the
- * outbound event row, the message's `channelMetadata` (`lastEventType`, `bouncedAt`,
- * `complainedAt`), the ledger event, and for a complaint a suppression of the recipient (a bounce
- * creates none).
+ * Applies provider delivery outcomes to an outbound message in the caller's transaction, on `row`
+ * as it stands there (the caller holds its lock or has just written it): the outbound event rows,
+ * the message's `channelMetadata` (`lastEventType`, `bouncedAt`, `complainedAt`), a ledger event
+ * per outcome, and for a complaint a suppression of the recipient (a bounce creates none).
+ * Returns the row as updated.
  */
-export async function applyOutcomes(db: Db, messageId: string, outcomes: ProviderOutcome[]): Promise<void> {
+export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: ProviderOutcome[]): Promise<MessageRow> {
+  if (outcomes.length === 0) return row;
+  const detailsOf = (o: ProviderOutcome): Record<string, unknown> => ({
+    ...(o.bounceType ? { bounceType: o.bounceType } : {}),
+    ...(o.bounceSubType ? { bounceSubType: o.bounceSubType } : {}),
+    ...(o.diagnosticCode ? { diagnosticCode: o.diagnosticCode } : {}),
+    ...(o.complaintFeedbackType ? { complaintFeedbackType: o.complaintFeedbackType } : {}),
+    ...(o.complaintUserAgent ? { complaintUserAgent: o.complaintUserAgent } : {}),
+  });
+  await tx.insert(outboundEvents).values(
+    outcomes.map((o) => ({
+      orgId: row.orgId,
+      messageId: row.id,
+      type: o.type,
+      recipient: o.recipient,
+      providerMessageId: row.providerMessageId,
+      occurredAt: o.occurredAt,
+      details: detailsOf(o),
+    })),
+  );
+  let metadata: Record<string, unknown> = { ...(row.channelMetadata ?? {}) };
   for (const o of outcomes) {
-    await db.transaction(async (tx) => {
-      const [row] = await tx.select().from(messages).where(eq(messages.id, messageId)).for("update");
-      if (!row) return;
-      const details: Record<string, unknown> = {
-        ...(o.bounceType ? { bounceType: o.bounceType } : {}),
-        ...(o.bounceSubType ? { bounceSubType: o.bounceSubType } : {}),
-        ...(o.diagnosticCode ? { diagnosticCode: o.diagnosticCode } : {}),
-        ...(o.complaintFeedbackType ? { complaintFeedbackType: o.complaintFeedbackType } : {}),
-        ...(o.complaintUserAgent ? { complaintUserAgent: o.complaintUserAgent } : {}),
-      };
-      await tx.insert(outboundEvents).values({
-        orgId: row.orgId,
-        messageId: row.id,
-        type: o.type,
-        recipient: o.recipient,
-        providerMessageId: row.providerMessageId,
-        occurredAt: o.occurredAt,
-        details,
-      });
-      const at = o.occurredAt.toISOString();
-      const metadata = {
-        ...(row.channelMetadata ?? {}),
-        lastEventType: o.type,
-        lastEventAt: at,
-        ...(o.type === "Bounce" ? { bouncedAt: at } : {}),
-        ...(o.type === "Complaint" ? { complainedAt: at } : {}),
-      };
-      const [updated] = await tx.update(messages).set({ channelMetadata: metadata }).where(eq(messages.id, row.id)).returning();
-      if (o.type === "Complaint") {
-        await tx
-          .insert(suppressions)
-          .values({
-            orgId: row.orgId,
-            address: o.recipient.toLowerCase(),
-            reason: "complaint",
-            sourceMessageId: row.id,
-            providerMessageId: row.providerMessageId,
-            feedbackType: o.complaintFeedbackType ?? null,
-            userAgent: o.complaintUserAgent ?? null,
-            lastEventAt: o.occurredAt,
-          })
-          .onConflictDoUpdate({
-            target: [suppressions.orgId, suppressions.address],
-            set: { sourceMessageId: row.id, lastEventAt: sql`excluded.last_event_at`, feedbackType: sql`excluded.feedback_type` },
-          });
-      }
-      await appendMessageEvent(tx, updated ?? row, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...details });
-    });
+    const at = o.occurredAt.toISOString();
+    metadata = { ...metadata, lastEventType: o.type, lastEventAt: at, ...(o.type === "Bounce" ? { bouncedAt: at } : {}), ...(o.type === "Complaint" ? { complainedAt: at } : {}) };
   }
+  const [updated] = await tx.update(messages).set({ channelMetadata: metadata }).where(eq(messages.id, row.id)).returning();
+  for (const o of outcomes) {
+    if (o.type !== "Complaint") continue;
+    await tx
+      .insert(suppressions)
+      .values({
+        orgId: row.orgId,
+        address: o.recipient.toLowerCase(),
+        reason: "complaint",
+        sourceMessageId: row.id,
+        providerMessageId: row.providerMessageId,
+        feedbackType: o.complaintFeedbackType ?? null,
+        userAgent: o.complaintUserAgent ?? null,
+        lastEventAt: o.occurredAt,
+      })
+      .onConflictDoUpdate({
+        target: [suppressions.orgId, suppressions.address],
+        set: { sourceMessageId: row.id, lastEventAt: sql`excluded.last_event_at`, feedbackType: sql`excluded.feedback_type` },
+      });
+  }
+  const final = updated ?? row;
+  for (const o of outcomes) await appendMessageEvent(tx, final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) });
+  return final;
+}
+
+/** Provider outcomes reported later (SES notifications): one transaction holding the message's row lock. */
+export async function applyOutcomes(db: Db, messageId: string, outcomes: ProviderOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(messages).where(eq(messages.id, messageId)).for("update");
+    if (row) await applyOutcomesInTx(tx, row, outcomes);
+  });
 }

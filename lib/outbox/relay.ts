@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-
 import { type Db, getDb, getDbHandle } from "@/db";
 import { outbox } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
-import { OUTBOX_HANDLERS } from "./handlers";
+import { OUTBOX_HANDLERS, type OutboxHandler } from "./handlers";
 import { leaseMs, newLeaseToken, type OutboxRow } from "./store";
 
 /**
@@ -22,13 +22,16 @@ const MAX_ATTEMPTS = 10;
 const performing: Set<string> = ((globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming ??= new Set<string>());
 const POLL_MS = 5_000;
 
-/** Runs the entry's handler under the lease `token`. A throwing handler is retried later with backoff. */
-export async function performOutbox(db: Db, row: OutboxRow, token: string): Promise<void> {
-  const handler = OUTBOX_HANDLERS[row.kind];
+/**
+ * Runs the entry's handler (its kind's, or `handler` when the writer performs its own entry) under
+ * the lease `token` and returns what the handler returned. A throwing handler is retried later with
+ * backoff (undefined is returned).
+ */
+export async function performOutbox(db: Db, row: OutboxRow, token: string, handler: OutboxHandler | undefined = OUTBOX_HANDLERS[row.kind]): Promise<unknown> {
   performing.add(row.id);
   try {
     if (!handler) throw new Error(`no outbox handler for ${row.kind}`);
-    await handler(db, row, token);
+    return await handler(db, row, token);
   } catch (err) {
     const attempts = row.attempts + 1;
     const reason = err instanceof Error ? err.message : String(err);

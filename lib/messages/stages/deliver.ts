@@ -3,8 +3,7 @@ import type { Db } from "@/db";
 import { messages, outbox } from "@/db/schema";
 import { ApiError } from "@/lib/core/errors";
 import { performOutbox, takeOverOutbox } from "@/lib/outbox/relay";
-import { unavailableBounces } from "../handoff";
-import { applyOutcomes } from "../outcomes";
+import { deliverQueuedMessage } from "../handoff";
 import type { MessageRow } from "../store";
 import type { StoredSend } from "./store";
 
@@ -34,14 +33,12 @@ export async function settledMessage(db: Db, messageId: string): Promise<Message
 
 /**
  * Stage 7, after the commit: the handoff through the channel (`performOutbox` with the lease the
- * store stage wrote), or, when nothing left the process, the bounces of internal recipients whose
- * inbox does not receive. Returns the message as it ended.
+ * store stage wrote; the handler gets the committed row, so nothing is read again) and the message
+ * as it ended. A send with nothing to hand over was final in the store stage already.
  */
 export async function deliverSend(db: Db, stored: StoredSend): Promise<MessageRow> {
-  if (stored.handoff) {
-    await performOutbox(db, stored.handoff.entry, stored.handoff.leaseToken);
-    return settledMessage(db, stored.row.id);
-  }
-  if (stored.row.status === "sent" && stored.unavailable.length > 0) await applyOutcomes(db, stored.row.id, unavailableBounces(stored.unavailable));
-  return stored.row;
+  if (!stored.handoff) return stored.row;
+  const ended = await performOutbox(db, stored.handoff.entry, stored.handoff.leaseToken, (d, entry, token) => deliverQueuedMessage(d, entry, token, stored.row));
+  // Null or undefined: the lease was lost, or the handler threw (the relay retries); wait for it.
+  return (ended as MessageRow | null | undefined) ?? settledMessage(db, stored.row.id);
 }

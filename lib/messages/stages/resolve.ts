@@ -5,7 +5,7 @@ import { messages } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { channelAdapter, defaultChannel } from "@/lib/channels";
 import { invalidRequest, notFound } from "@/lib/core/errors";
-import { findInbox, inboxByAddress, type InboxRow } from "@/lib/inboxes/service";
+import { findInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
 import { angleBrackets } from "../mime";
 import type { ResolvedSend, ValidatedRequest } from "./draft";
 
@@ -56,11 +56,7 @@ export async function resolveSend(db: DbOrTx, principal: Principal, v: Validated
   const recipients = [...new Set([...to, ...cc, ...bcc])];
   if (recipients.length > MAX_RECIPIENTS) throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
   const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);
-  const internal = new Map<string, InboxRow>();
-  for (const address of recipients) {
-    const target = await inboxByAddress(db, address);
-    if (target) internal.set(address, target);
-  }
+  const internal = await inboxesByAddress(db, recipients);
   const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel({ recipients, internal });
   return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel };
 }

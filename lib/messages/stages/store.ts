@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db";
 import { messages } from "@/db/schema";
 import { enqueueOutbox, newLeaseToken, type OutboxRow } from "@/lib/outbox/store";
-import { DELIVER_KIND, type DeliverPayload } from "../handoff";
+import { DELIVER_KIND, type DeliverPayload, unavailableBounces } from "../handoff";
+import { applyOutcomesInTx } from "../outcomes";
 import { attachToThread, type MessageRow, storeMessage } from "../store";
 import type { ApprovedSend, SignedSend } from "./draft";
 
@@ -92,7 +93,12 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
         );
       }
     }
-    if (!s.wire || !leaseToken) return { row, handoff: null, unavailable };
+    if (!s.wire || !leaseToken) {
+      // Nothing leaves the process: the send is final here, with the bounces of internal
+      // recipients whose inbox does not receive.
+      if (status === "sent" && unavailable.length > 0) row = await applyOutcomesInTx(tx, row, unavailableBounces(unavailable));
+      return { row, handoff: null, unavailable };
+    }
     const payload: DeliverPayload = { messageId: row.id, messageIdHeader: s.messageIdHeader, envelope: { from: s.inbox.address, to: s.external }, unavailable, attachmentCount: s.files.length };
     const entry = await enqueueOutbox(tx, { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: s.wire }, leaseToken);
     return { row, handoff: { entry, leaseToken }, unavailable };
