@@ -6,7 +6,7 @@ import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
 import { channelAdapter } from "@/lib/channels";
 import type { ProviderOutcome, SendResult } from "@/lib/providers/mail";
 import { applyOutcomesInTx } from "./outcomes";
-import { appendMessageEvent, type MessageRow } from "./store";
+import type { MessageRow } from "./store";
 
 /** The payload of a `message.deliver` outbox entry; the signed MIME is the entry's `body`. */
 export interface DeliverPayload {
@@ -73,7 +73,6 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
       .where(eq(messages.id, message.id))
       .returning();
     if (!row || status !== "sent") return row ?? null;
-    await appendMessageEvent(tx, row, "message.sent", payload.attachmentCount);
-    return applyOutcomesInTx(tx, row, [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)]);
+    return applyOutcomesInTx(tx, row, [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)], { sent: { attachmentCount: payload.attachmentCount } });
   });
 }

@@ -16,10 +16,15 @@ const EVENT_FOR = {
  * as it stands there (the caller holds its lock or has just written it): the outbound event rows,
  * the message's `channelMetadata` (`lastEventType`, `bouncedAt`, `complainedAt`), a ledger event
  * per outcome, and for a complaint a suppression of the recipient (a bounce creates none).
+ * `sent` appends the message's `message.sent` first. Ledger events come last: appending one locks
+ * the inbox's ledger partition until the commit, and every send of the inbox waits on that lock.
  * Returns the row as updated.
  */
-export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: ProviderOutcome[]): Promise<MessageRow> {
-  if (outcomes.length === 0) return row;
+export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: ProviderOutcome[], opts: { sent?: { attachmentCount: number } } = {}): Promise<MessageRow> {
+  if (outcomes.length === 0) {
+    if (opts.sent) await appendMessageEvent(tx, row, "message.sent", opts.sent.attachmentCount);
+    return row;
+  }
   const detailsOf = (o: ProviderOutcome): Record<string, unknown> => ({
     ...(o.bounceType ? { bounceType: o.bounceType } : {}),
     ...(o.bounceSubType ? { bounceSubType: o.bounceSubType } : {}),
@@ -64,6 +69,7 @@ export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: P
       });
   }
   const final = updated ?? row;
+  if (opts.sent) await appendMessageEvent(tx, final, "message.sent", opts.sent.attachmentCount);
   for (const o of outcomes) await appendMessageEvent(tx, final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) });
   return final;
 }
