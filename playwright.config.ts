@@ -30,7 +30,9 @@ export default defineConfig({
   projects: [
     // The first run of the fresh install: the owner, the organization, a key, inboxes and a message.
     { name: "setup", testMatch: /\.setup\.ts$/, use: { ...devices["Desktop Chrome"], channel: undefined } },
-    { name: "chromium", testIgnore: /phone\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined } },
+    { name: "chromium", testIgnore: /(phone|dark)\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // Dark mode (prefers-color-scheme: dark), axe on every page.
+    { name: "dark", testMatch: /dark\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined, colorScheme: "dark" } },
     // Phone width (390×844), signed in as the setup's owner.
     {
       name: "phone",

@@ -40,6 +40,9 @@ test("inboxes and a conversation: create two inboxes, send, reply from the reply
   await openPage(page, "Threads");
   await expectAccessible(page, "threads");
   await page.getByRole("link", { name: new RegExp(`Hello Dave ${suffix}`) }).first().click();
+  // The list shows the same text as previews: wait for the conversation itself.
+  await expect(page).toHaveURL(/\/threads\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("form", { name: "Reply to this conversation" })).toBeVisible();
   await expect(page.getByText("Hi Dave, this is Carol.")).toBeVisible();
   await expectAccessible(page, "conversation");
   await page.getByLabel("Reply", { exact: true }).fill("Hi Carol, Dave here.");

@@ -45,9 +45,9 @@ export default function ApiReferencePage() {
               <h3 className="flex flex-wrap items-center gap-2 text-lg font-medium">
                 <span className={`rounded px-2 py-0.5 font-mono text-xs ${methodColor[op.method] ?? ""}`}>{op.method}</span>
                 <code className="font-mono">{op.path}</code>
-                <span className="text-zinc-500">— {op.summary}</span>
+                <span className="text-zinc-600 dark:text-zinc-400">— {op.summary}</span>
               </h3>
-              <p className="mt-1 text-xs text-zinc-500">
+              <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
                 Scope: <code>{op.scope}</code> · Status: <code>{op.status}</code>
               </p>
               {op.description ? <p className="mt-2 text-zinc-700 dark:text-zinc-300">{op.description}</p> : null}
@@ -55,7 +55,7 @@ export default function ApiReferencePage() {
                 <table className="mt-3 w-full text-left text-sm">
                   <caption className="sr-only">Parameters of {op.id}</caption>
                   <thead>
-                    <tr className="text-zinc-500">
+                    <tr className="text-zinc-600 dark:text-zinc-400">
                       <th className="py-1 pr-4 font-normal">Parameter</th>
                       <th className="py-1 pr-4 font-normal">In</th>
                       <th className="py-1 font-normal">Schema</th>

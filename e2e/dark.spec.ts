@@ -1,0 +1,30 @@
+import { expect, test } from "@playwright/test";
+import { expectAccessible, OWNER_STATE } from "./helpers";
+
+/**
+ * Dark mode (the `dark` project: prefers-color-scheme: dark): every console page, signed in as the
+ * setup's owner, passes axe (no serious or critical WCAG 2 A/AA violation, colour contrast included).
+ */
+test.use({ storageState: OWNER_STATE });
+
+const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files"];
+
+test("dark mode: every console page passes axe", async ({ page }) => {
+  for (const path of PAGES) {
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBeLessThan(400);
+    await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+    await expectAccessible(page, `${path} (dark)`);
+  }
+  // A message and a thread page.
+  await page.goto("/messages");
+  await page.getByRole("table", { name: "Messages" }).locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page.getByTestId("delivery-status").first()).toBeVisible();
+  await expectAccessible(page, "message (dark)");
+});
+
+test("dark mode: the API reference passes axe", async ({ page }) => {
+  const res = await page.goto("/docs/api");
+  expect(res?.status()).toBe(200);
+  await expectAccessible(page, "/docs/api (dark)");
+});
