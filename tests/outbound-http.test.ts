@@ -161,3 +161,34 @@ test("webhook delivery goes through the guard: a URL that rebinds to a private a
   expect(ping.body.delivery).toMatchObject({ status: "failed", responseStatus: null });
   expect(ping.body.delivery.error).toContain("10.0.0.7 is a private address");
 });
+
+test("webhook URL errors say what to change: http needs https or the development setting for loopback, an unresolvable http host is not called unresolvable", async () => {
+  // Production (the setting off): plain http is refused before any lookup, naming the setting.
+  for (const url of ["http://example.com/hook", "http://localhost:3000/hook", "http://127.0.0.1/hook"]) {
+    const problem = await webhookUrlProblem(url, false);
+    expect(problem, url).toMatch(/^must use https:\/\//);
+    expect(problem, url).toContain("WEBHOOK_ALLOW_LOOPBACK_HTTP=true");
+  }
+  // https to loopback without the setting: the address and the setting are named.
+  const loop = await webhookUrlProblem("https://localhost/hook", false);
+  expect(loop).toContain("loopback address 127.0.0.1");
+  expect(loop).toContain("WEBHOOK_ALLOW_LOOPBACK_HTTP=true");
+  // Development (the setting on): loopback over http is fine; http elsewhere needs https, resolvable or not.
+  expect(await webhookUrlProblem(`http://localhost:${port}/hook`, true)).toBeNull();
+  expect(await webhookUrlProblem(`http://${name("nowhere")}/hook`, true)).toMatch(/^must use https:\/\/.*loopback/);
+  const pub = name("pub");
+  publishDns([{ name: pub, type: "A", value: "93.184.215.14" }]);
+  expect(await webhookUrlProblem(`http://${pub}/hook`, true)).toMatch(/^must use https:\/\//);
+  expect(await webhookUrlProblem(`https://${pub}/hook`, true)).toBeNull();
+  // https to a name without records does not resolve; other schemes and credentials are named.
+  expect(await webhookUrlProblem(`https://${name("nowhere")}/hook`, true)).toMatch(/does not resolve/);
+  expect(await webhookUrlProblem("ftp://example.com/x", true)).toBe("must use https:// (not ftp:)");
+  expect(await webhookUrlProblem("https://u:p@example.com/x", true)).toMatch(/credentials/);
+  // Through the API: the sentence the console shows, on the url field.
+  const org = await newOrg();
+  const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://example.com/hook", events: ["message.received"] } });
+  expect(res.status).toBe(400);
+  expect(res.body.error.param).toBe("url");
+  expect(res.body.error.message).toMatch(/^The URL must use https:\/\/ .*WEBHOOK_ALLOW_LOOPBACK_HTTP/);
+  expect(res.body.error.message).not.toContain("does not resolve");
+});

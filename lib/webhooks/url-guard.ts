@@ -10,30 +10,46 @@ import { addressProblem, resolveHost } from "@/lib/providers/http";
  */
 export const loopbackAllowed = (): boolean => env.WEBHOOK_ALLOW_LOOPBACK_HTTP;
 
-/** Null when the URL may receive webhooks, else the reason it may not. */
-export async function webhookUrlProblem(raw: string): Promise<string | null> {
+const SETTING = "WEBHOOK_ALLOW_LOOPBACK_HTTP";
+
+/** Why plain http:// is refused, naming the development setting that allows it for loopback. */
+const httpProblem = (allowLoopback: boolean): string =>
+  allowLoopback
+    ? `must use https:// (plain http:// is accepted only for a loopback address such as localhost, which ${SETTING} allows in development)`
+    : `must use https:// (plain http:// is accepted only for a loopback address such as localhost, and only in development with ${SETTING}=true)`;
+
+/**
+ * Null when the URL may receive webhooks, else the reason it may not, phrased to follow "The URL".
+ * `allowLoopback` defaults to the WEBHOOK_ALLOW_LOOPBACK_HTTP setting.
+ */
+export async function webhookUrlProblem(raw: string, allowLoopback: boolean = loopbackAllowed()): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return "is not a URL";
+    return "is not a URL (it should look like https://example.com/hooks)";
   }
-  if (url.username || url.password) return "must not carry credentials";
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "must be an https:// URL";
+  if (url.username || url.password) return "must not carry credentials (user:password@)";
+  if (url.protocol !== "https:" && url.protocol !== "http:") return `must use https:// (not ${url.protocol.replace(/:$/, "")}:)`;
+  // Plain http is for loopback in development only: without the setting no lookup can make it acceptable.
+  if (url.protocol === "http:" && !allowLoopback) return httpProblem(false);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: string[];
   try {
     addresses = await resolveHost(host);
   } catch {
-    return `host ${host} does not resolve`;
+    addresses = [];
   }
-  if (addresses.length === 0) return `host ${host} does not resolve`;
-  const allLoopback = addresses.every((a) => addressProblem(a, { allowLoopback: false }) !== null && addressProblem(a, { allowLoopback: true }) === null);
-  if (allLoopback && loopbackAllowed()) return null;
-  if (url.protocol !== "https:") return "must be an https:// URL";
+  if (addresses.length === 0) return url.protocol === "http:" ? httpProblem(true) : `host ${host} does not resolve (no DNS record found)`;
+  const loopbackOnly = (a: string) => addressProblem(a, { allowLoopback: false }) !== null && addressProblem(a, { allowLoopback: true }) === null;
+  const allLoopback = addresses.every(loopbackOnly);
+  if (allLoopback && allowLoopback) return null;
+  if (url.protocol !== "https:") return httpProblem(true);
   for (const a of addresses) {
     const problem = addressProblem(a, { allowLoopback: false });
-    if (problem) return `host ${host} resolves to a private or reserved address (${problem})`;
+    if (!problem) continue;
+    if (loopbackOnly(a)) return `host ${host} resolves to the loopback address ${a}; loopback endpoints are allowed only in development, with ${SETTING}=true`;
+    return `host ${host} resolves to a private or reserved address (${problem})`;
   }
   return null;
 }
