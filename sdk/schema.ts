@@ -680,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `sendAt` schedules; `dryRun` previews without creating anything. `react`, `template`, contact references and `objectId` attachments are not supported yet (400 naming the field).
+         * @description Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `to`, `cc` and `bcc` take addresses or contact references (`@alias`, `contact:<id>`, `@me`); `contactId` adds a contact's primary address. The body is `text` and/or `html`, or `react` (react-email source rendered in a sandbox; `text` may accompany it as the plain part), or `template` (a stored template, its version pinned when the request is accepted — a scheduled send keeps that version; its subject template is used unless `subject` is given). `sendAt` schedules; `dryRun` previews without creating anything.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -6915,6 +6915,7 @@ export interface operations {
                     cc?: string | string[];
                     /** @enum {string} */
                     channel?: "email" | "a2a";
+                    /** @description A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`. */
                     contactId?: string;
                     dryRun?: boolean;
                     headers?: {
@@ -6926,7 +6927,14 @@ export interface operations {
                     /** Format: uuid */
                     inboxId: string;
                     inReplyTo?: string;
-                    react?: unknown;
+                    react?: {
+                        /** @description The component's props (at most 32 KiB serialized). */
+                        props?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only. */
+                        source: string;
+                    };
                     references?: string[];
                     /** Format: email */
                     replyTo?: string;
@@ -6937,7 +6945,16 @@ export interface operations {
                     tags?: {
                         [key: string]: string;
                     };
-                    template?: unknown;
+                    template?: {
+                        /** @description Template UUID or slug. */
+                        id: string;
+                        /** @description Validated against the pinned version's variable schema (at most 32 KiB serialized). */
+                        variables?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Omit for the template's current version (pinned when the request is accepted); an archived template needs one. */
+                        version?: number;
+                    };
                     text?: string;
                     to: string | string[];
                 };
@@ -7020,6 +7037,12 @@ export interface operations {
                         /** @constant */
                         status: "preview";
                         subject: string;
+                        /** @description The template version the send would render (pinned), else null. */
+                        template: {
+                            /** Format: uuid */
+                            id: string;
+                            version: number;
+                        } | null;
                         textPreview: string;
                         to: string[];
                         warnings: {

@@ -39,7 +39,7 @@ test("validate: reserved headers, attachments and the schedule window, naming th
   expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "***" }] }), now))).toMatchObject({ param: "attachments[0].contentBase64" });
   expect(await refusal(() => validateRequest(input({ sendAt: "2025-12-31T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
   expect(await refusal(() => validateRequest(input({ sendAt: "2026-03-01T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
-  expect(await refusal(() => validateRequest(input({ template: { id: "t" } }), now))).toMatchObject({ param: "template" });
+  expect(await refusal(() => validateRequest(input({ template: { id: "t" }, text: "x" }), now))).toMatchObject({ param: "template" });
   const ok = validateRequest(input({ headers: { "X-A": "1" }, attachments: [{ filename: "a.txt", contentBase64: "aGk=" }], sendAt: "2026-01-02T00:00:00Z" }), now);
   expect(ok.headers).toEqual({ "X-A": "1" });
   expect(ok.files[0]?.content.toString()).toBe("hi");
@@ -69,7 +69,7 @@ test("policy: the key's inboxes, the inbox's status, the channel's rules and com
   const other = await newInbox(org, "pol-other");
   const db = await getDb();
   const now = new Date();
-  const draft = async (over: Partial<SendMessageInput>, principal = principalOf(org)) => renderSend(await resolveSend(db, principal, validateRequest(input({ inboxId: from.id, ...over }), now)));
+  const draft = async (over: Partial<SendMessageInput>, principal = principalOf(org)) => renderSend(db, await resolveSend(db, principal, validateRequest(input({ inboxId: from.id, ...over }), now)));
 
   expect(await refusal(async () => applyPolicy(db, await draft({}, principalOf(org, [other.id]))))).toMatchObject({ code: "not_permitted", param: "inboxId" });
   expect(await refusal(async () => applyPolicy(db, await draft({ to: "x@example.com", channel: "a2a" })))).toMatchObject({ param: "channel" });
@@ -87,7 +87,7 @@ test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothi
   const from = await newInbox(org, "sign-from");
   const peer = await newInbox(org, "sign-peer");
   const db = await getDb();
-  const approve = async (to: string) => applyPolicy(db, renderSend(await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()))));
+  const approve = async (to: string) => applyPolicy(db, await renderSend(db, await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()))));
   const signed = await signSend(db, await approve("out@example.com"), "<fixed@svc.localhost>");
   expect(signed.external).toEqual(["out@example.com"]);
   const wire = signed.wire?.toString() ?? "";

@@ -115,6 +115,21 @@ export async function handleFor(db: DbOrTx, contactId: string, channel: HandleCh
   return row ?? null;
 }
 
+/**
+ * The address a contact reference stands for in a send: the contact's primary (else oldest) handle
+ * on the first of `channels` it has one on. 404 naming `param` for no such contact, 400 when it has
+ * no handle on those channels.
+ */
+export async function contactAddress(db: DbOrTx, orgId: string, ref: string, channels: HandleChannel[], param: string): Promise<string> {
+  const contact = await findContact(db, orgId, ref, param);
+  for (const channel of channels) {
+    const handle = await handleFor(db, contact.id, channel);
+    if (handle) return handle.value;
+  }
+  const name = contact.kind === "self" ? "@me" : contact.alias ? `@${contact.alias}` : contact.displayName;
+  throw invalidRequest(`The contact ${name} has no ${channels.join(" or ")} address to send to.`, param);
+}
+
 /** The contact owning an address on a channel (inbound linking), or null. */
 export async function contactByHandle(db: DbOrTx, orgId: string, channel: HandleChannel, value: string): Promise<string | null> {
   const [row] = await db

@@ -6,10 +6,24 @@ import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitio
 import { mediaTypeSchema } from "@/lib/core/media-type";
 import { customHeadersSchema, messageIdSchema } from "./headers";
 import { DELIVERY_STATUS_DESCRIPTION, DELIVERY_STATUSES } from "./delivery-status";
+import { templateSourceSchema } from "@/lib/templates/contracts";
 
 const recipient = z.string().trim().min(1).max(320);
-/** One address or a list (contact references arrive with contacts). */
+/** One address or a list; an entry may be a contact reference (`@alias`, `contact:<id>`, `@me`). */
 const recipients = z.union([recipient, z.array(recipient).min(1).max(50)]);
+
+/** ReactRenderInput: react-email source rendered in the sandbox (lib/templates/render). */
+export const reactRenderInput = z.strictObject({
+  source: templateSourceSchema,
+  props: z.record(z.string(), z.unknown()).optional().describe("The component's props (at most 32 KiB serialized)."),
+});
+
+/** MessageTemplateRef: a template by id or slug, its version pinned at request time. */
+export const messageTemplateRef = z.strictObject({
+  id: z.string().trim().min(1).max(200).describe("Template UUID or slug."),
+  version: z.int().min(1).optional().describe("Omit for the template's current version (pinned when the request is accepted); an archived template needs one."),
+  variables: z.record(z.string(), z.unknown()).optional().describe("Validated against the pinned version's variable schema (at most 32 KiB serialized)."),
+});
 
 export const sendAttachmentSchema = z.strictObject({
   contentBase64: z.string().min(1).optional(),
@@ -27,8 +41,8 @@ export const sendMessageBody = z.strictObject({
   subject: z.string().max(998).optional(),
   text: z.string().max(5_000_000).optional(),
   html: z.string().max(5_000_000).optional(),
-  react: z.unknown().optional(),
-  template: z.unknown().optional(),
+  react: reactRenderInput.optional(),
+  template: messageTemplateRef.optional(),
   idempotencyKey: z.string().min(1).max(128).optional(),
   attachments: z.array(sendAttachmentSchema).max(10).optional(),
   sendAt: dateTimeInput().nullable().optional(),
@@ -40,7 +54,7 @@ export const sendMessageBody = z.strictObject({
   headers: customHeadersSchema.optional(),
   tags: z.record(z.string().min(1).max(256), z.string().max(256)).optional(),
   ignoreComplaints: z.boolean().optional(),
-  contactId: z.string().optional(),
+  contactId: z.string().trim().min(1).max(200).optional().describe("A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`."),
   buttons: z.unknown().optional(),
   dryRun: z.boolean().optional(),
 });
@@ -86,6 +100,7 @@ export const messagePreviewSchema = z.object({
   sizeBytes: z.int(),
   scheduledAt: isoDate.nullable(),
   warnings: z.array(warningSchema),
+  template: z.object({ id: z.uuid(), version: z.int() }).nullable().describe("The template version the send would render (pinned), else null."),
 });
 
 export const attachmentSchema = z.object({
@@ -138,7 +153,7 @@ export const sendMessage = defineContract({
   tag: tagM,
   summary: "Send a message",
   description:
-    "Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `sendAt` schedules; `dryRun` previews without creating anything. `react`, `template`, contact references and `objectId` attachments are not supported yet (400 naming the field).",
+    "Sends from one of the organization's inboxes over email or agent-to-agent (`a2a`: every recipient an inbox of this service; absent `channel` picks it automatically). `to`, `cc` and `bcc` take addresses or contact references (`@alias`, `contact:<id>`, `@me`); `contactId` adds a contact's primary address. The body is `text` and/or `html`, or `react` (react-email source rendered in a sandbox; `text` may accompany it as the plain part), or `template` (a stored template, its version pinned when the request is accepted — a scheduled send keeps that version; its subject template is used unless `subject` is given). `sendAt` schedules; `dryRun` previews without creating anything.",
   body: sendMessageBody,
   maxBodyBytes: 12 * 1024 * 1024,
   idempotencyKeyField: "idempotencyKey",

@@ -34,14 +34,30 @@ export const CANCELED_EVENT = "svc/message.canceled";
 async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date): Promise<ApprovedSend> {
   const validated = validateRequest(input, now);
   const resolved = await resolveSend(db, principal, validated);
-  return applyPolicy(db, renderSend(resolved));
+  return applyPolicy(db, await renderSend(db, resolved));
+}
+
+/**
+ * The request a scheduled send re-runs when it fires, with what was resolved when it was accepted:
+ * the recipients (contact references as the addresses they named then) and the template version.
+ */
+function pinnedRequest(a: ApprovedSend): SendMessageInput {
+  const { contactId: _contactId, ...input } = a.input;
+  return {
+    ...input,
+    to: a.to,
+    cc: a.cc.length > 0 ? a.cc : undefined,
+    bcc: a.bcc.length > 0 ? a.bcc : undefined,
+    template: a.template && input.template ? { ...input.template, version: a.template.version } : input.template,
+    sendAt: null,
+  };
 }
 
 /** `sendAt`: stored `scheduled` (no thread yet) with `svc/message.scheduled` in one transaction. */
 async function schedule(db: Db, a: ApprovedSend, sendAt: Date, idempotencyKey: string | null, now: Date): Promise<SendResponse> {
   const { row, afterCommit } = await db.transaction(async (tx) => {
     const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
-    const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: { ...a.input, sendAt: null }, receivedAt: now }, a.files, {
+    const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: pinnedRequest(a), receivedAt: now }, a.files, {
       thread: false,
     });
     const after = await publishWorkflowEvents(tx, [{ name: SCHEDULED_EVENT, data: { messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() } }]);

@@ -48,8 +48,15 @@ export const templateVersionSchema = z.object({
 /** The versions list's items (spec: `{version, variables, createdAt, subject, notes}`). */
 const versionSummarySchema = z.object({ version: z.number().int(), variables: variableSchemaDoc, createdAt: isoDate, subject: z.string().nullable(), notes: z.string().nullable() });
 
+/** react-email source, as templates and a send's `react` take it. */
+export const templateSourceSchema = z
+  .string()
+  .min(1)
+  .max(MAX_SOURCE_CHARS)
+  .describe("react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only.");
+
 const versionInput = {
-  source: z.string().min(1).max(MAX_SOURCE_CHARS).describe("react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only."),
+  source: templateSourceSchema,
   subject: z.string().min(1).max(MAX_SUBJECT_CHARS).optional().describe("Subject template, e.g. `Your order {{ order.id }}`."),
   variables: z.record(z.string(), z.unknown()).nullable().optional().describe("Variable schema (see `variables` on TemplateVersion)."),
   notes: notes.optional(),

@@ -41,6 +41,8 @@ export interface RenderedSend extends ResolvedSend {
   text: string | null;
   html: string | null;
   replyTo: string | null;
+  /** The template version rendered (pinned at request time), else null. */
+  template: { id: string; version: number } | null;
 }
 
 export interface SendWarning {

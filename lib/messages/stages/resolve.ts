@@ -5,6 +5,8 @@ import { messages } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { channelAdapter, defaultChannel } from "@/lib/channels";
 import { invalidRequest, notFound } from "@/lib/core/errors";
+import { contactAddress, isContactRef } from "@/lib/contacts/service";
+import type { HandleChannel } from "@/lib/contacts/handles";
 import { findInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
 import { angleBrackets } from "../mime";
 import type { ResolvedSend, ValidatedRequest } from "./draft";
@@ -13,15 +15,29 @@ const asList = (r: string | string[] | undefined): string[] => (r === undefined 
 const emailSchema = z.email();
 const MAX_RECIPIENTS = 50;
 
-/** One recipient field as addresses (contacts and audiences will resolve here). */
-export function recipientsOf(field: "to" | "cc" | "bcc", value: string | string[] | undefined): string[] {
-  return asList(value).map((raw, i) => {
+/**
+ * One recipient field as addresses: an address as given (normalized), a contact reference
+ * (`@alias`, `contact:<id>`, `@me`) as its address for `channels` (lib/contacts).
+ */
+export async function recipientsOf(db: DbOrTx, orgId: string, field: "to" | "cc" | "bcc", value: string | string[] | undefined, channels: HandleChannel[]): Promise<string[]> {
+  const list = asList(value);
+  const out: string[] = [];
+  for (const [i, raw] of list.entries()) {
     const param = Array.isArray(value) ? `${field}[${i}]` : field;
-    if (raw.startsWith("@") || raw.startsWith("contact:")) throw invalidRequest(`Contact references are not supported yet; give an email address.`, param);
+    if (isContactRef(raw)) {
+      out.push(await contactAddress(db, orgId, raw, channels, param));
+      continue;
+    }
     const address = raw.trim().toLowerCase();
     if (!emailSchema.safeParse(address).success) throw invalidRequest(`"${raw}" is not a valid email address.`, param);
-    return address;
-  });
+    out.push(address);
+  }
+  return out;
+}
+
+/** Which contact handles stand for an address in a send: the requested channel's first, then email's. */
+function handleChannels(channel: string | undefined): HandleChannel[] {
+  return channel === "a2a" ? ["a2a", "email"] : ["email", "a2a"];
 }
 
 /** In-Reply-To and References, from the request or from the message `replyToMessageId` names. */
@@ -50,9 +66,15 @@ async function threadHeaders(db: DbOrTx, orgId: string, input: ValidatedRequest[
  */
 export async function resolveSend(db: DbOrTx, principal: Principal, v: ValidatedRequest, inbox?: InboxRow): Promise<ResolvedSend> {
   const from = inbox ?? (await findInbox(db, principal, v.input.inboxId));
-  const to = recipientsOf("to", v.input.to);
-  const cc = recipientsOf("cc", v.input.cc);
-  const bcc = recipientsOf("bcc", v.input.bcc);
+  const orgId = principal.orgId;
+  const channels = handleChannels(v.input.channel);
+  const to = await recipientsOf(db, orgId, "to", v.input.to, channels);
+  if (v.input.contactId) {
+    const ref = isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`;
+    to.push(await contactAddress(db, orgId, ref, channels, "contactId"));
+  }
+  const cc = await recipientsOf(db, orgId, "cc", v.input.cc, channels);
+  const bcc = await recipientsOf(db, orgId, "bcc", v.input.bcc, channels);
   const recipients = [...new Set([...to, ...cc, ...bcc])];
   if (recipients.length > MAX_RECIPIENTS) throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
   const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);

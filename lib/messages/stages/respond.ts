@@ -56,6 +56,7 @@ export function toPreview(p: ApprovedSend) {
     sizeBytes: Buffer.byteLength(p.text ?? "") + Buffer.byteLength(p.html ?? "") + p.files.reduce((n, f) => n + f.content.length, 0),
     scheduledAt: p.sendAt?.toISOString() ?? null,
     warnings: p.warnings,
+    template: p.template,
   };
 }
 

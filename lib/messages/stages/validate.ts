@@ -8,11 +8,17 @@ const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
 const MAX_SCHEDULE_MS = 30 * 86_400_000;
 
-/** Fields the spec has that this deployment does not serve yet (templates, contacts, buttons). */
-export function refuseUnsupported(input: SendMessageInput): void {
-  for (const field of ["react", "template", "contactId"] as const) {
-    if (input[field] !== undefined) throw invalidRequest(`\`${field}\` is not supported yet.`, field);
+/**
+ * The body's sources exclude each other: `template` stands alone; `react` renders the html (a `text`
+ * beside it is the plain part). `buttons` are for Telegram inboxes, which this deployment has not.
+ */
+export function refuseConflictingBody(input: SendMessageInput): void {
+  if (input.template) {
+    for (const field of ["text", "html", "react"] as const) {
+      if (input[field] !== undefined) throw invalidRequest(`\`template\` cannot be combined with \`${field}\`: the template renders the body.`, "template");
+    }
   }
+  if (input.react && input.html !== undefined) throw invalidRequest("`react` cannot be combined with `html`: the component renders the html.", "react");
   if (input.buttons !== undefined) throw invalidRequest("`buttons` are only for Telegram inboxes.", "buttons");
 }
 
@@ -54,6 +60,6 @@ export function scheduleOf(input: SendMessageInput, now: Date): Date | null {
 
 /** Stage 1: the request's own rules (nothing looked up). */
 export function validateRequest(input: SendMessageInput, now: Date): ValidatedRequest {
-  refuseUnsupported(input);
+  refuseConflictingBody(input);
   return { input, headers: customHeaders(input), tags: input.tags ?? {}, files: decodeAttachments(input), sendAt: scheduleOf(input, now) };
 }
