@@ -4,6 +4,78 @@
  */
 
 export interface paths {
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent passports
+         * @description Newest first; `status` filters.
+         */
+        get: operations["listAgents"];
+        put?: never;
+        /**
+         * Create an agent passport
+         * @description Makes the passport and its Ed25519 signing key (kept encrypted at rest; the public half is published in `GET /v1/agents/jwks` at once).
+         */
+        post: operations["createAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agent passport
+         * @description By `agt_` id or UUID, with its keys and bindings.
+         */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an agent passport
+         * @description Final: the passport is `revoked` and its signing key too (no longer in the JWKS; `POST /v1/agents/verify` reports its tokens as signed by a revoked key). Its bindings stay, so keys and inboxes bound to it cannot send until bound elsewhere or unbound. Revoking a revoked passport changes nothing.
+         */
+        delete: operations["revokeAgent"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an agent passport
+         * @description Changes `display`, `description` or `status`: `active` ↔ `suspended`, or `revoked` (as DELETE does). A revoked passport is final: any change to it is a 409.
+         */
+        patch: operations["updateAgent"];
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/bind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bind an API key or inbox to an agent
+         * @description Every message sent with the key or from the inbox is then the agent's and carries its `X-Svc-Provenance`. A key or inbox belongs to at most one agent: binding it again moves it. With `unbind: true` the named key or inbox is released from this agent instead (`bound: false`). When a send's key and inbox are bound to different agents, the key's agent signs.
+         */
+        post: operations["bindAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1326,6 +1398,784 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAgents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "active" | "suspended" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List agent passports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: {
+                            /** @description The passport's public id, `agt_…`: the `sub` of its provenance tokens. */
+                            agentId: string;
+                            bindings: {
+                                apiKeyIds: string[];
+                                inboxIds: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            display: string;
+                            /** Format: uuid */
+                            id: string;
+                            keys: {
+                                /** @constant */
+                                alg: "EdDSA";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @constant */
+                                crv: "Ed25519";
+                                /** @description The key's id in the JWKS (RFC 7638 thumbprint). */
+                                kid: string;
+                                /** @constant */
+                                kty: "OKP";
+                                /**
+                                 * @description `active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired" | "revoked";
+                                x: string;
+                            }[];
+                            /** @constant */
+                            object: "agent";
+                            revokedAt: string | null;
+                            /**
+                             * @description Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended" | "revoked";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "display": "Support triage agent",
+                 *       "description": "Answers first-line support mail."
+                 *     }
+                 */
+                "application/json": {
+                    description?: string | null;
+                    display: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create an agent passport */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description The passport's public id, `agt_…`: the `sub` of its provenance tokens. */
+                            agentId: string;
+                            bindings: {
+                                apiKeyIds: string[];
+                                inboxIds: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            display: string;
+                            /** Format: uuid */
+                            id: string;
+                            keys: {
+                                /** @constant */
+                                alg: "EdDSA";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @constant */
+                                crv: "Ed25519";
+                                /** @description The key's id in the JWKS (RFC 7638 thumbprint). */
+                                kid: string;
+                                /** @constant */
+                                kty: "OKP";
+                                /**
+                                 * @description `active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired" | "revoked";
+                                x: string;
+                            }[];
+                            /** @constant */
+                            object: "agent";
+                            revokedAt: string | null;
+                            /**
+                             * @description Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended" | "revoked";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an agent passport */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description The passport's public id, `agt_…`: the `sub` of its provenance tokens. */
+                            agentId: string;
+                            bindings: {
+                                apiKeyIds: string[];
+                                inboxIds: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            display: string;
+                            /** Format: uuid */
+                            id: string;
+                            keys: {
+                                /** @constant */
+                                alg: "EdDSA";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @constant */
+                                crv: "Ed25519";
+                                /** @description The key's id in the JWKS (RFC 7638 thumbprint). */
+                                kid: string;
+                                /** @constant */
+                                kty: "OKP";
+                                /**
+                                 * @description `active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired" | "revoked";
+                                x: string;
+                            }[];
+                            /** @constant */
+                            object: "agent";
+                            revokedAt: string | null;
+                            /**
+                             * @description Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended" | "revoked";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoke an agent passport */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description The passport's public id, `agt_…`: the `sub` of its provenance tokens. */
+                            agentId: string;
+                            bindings: {
+                                apiKeyIds: string[];
+                                inboxIds: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            display: string;
+                            /** Format: uuid */
+                            id: string;
+                            keys: {
+                                /** @constant */
+                                alg: "EdDSA";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @constant */
+                                crv: "Ed25519";
+                                /** @description The key's id in the JWKS (RFC 7638 thumbprint). */
+                                kid: string;
+                                /** @constant */
+                                kty: "OKP";
+                                /**
+                                 * @description `active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired" | "revoked";
+                                x: string;
+                            }[];
+                            /** @constant */
+                            object: "agent";
+                            revokedAt: string | null;
+                            /**
+                             * @description Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended" | "revoked";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "suspended"
+                 *     }
+                 */
+                "application/json": {
+                    description?: string | null;
+                    display?: string;
+                    /** @enum {string} */
+                    status?: "active" | "suspended" | "revoked";
+                };
+            };
+        };
+        responses: {
+            /** @description Update an agent passport */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description The passport's public id, `agt_…`: the `sub` of its provenance tokens. */
+                            agentId: string;
+                            bindings: {
+                                apiKeyIds: string[];
+                                inboxIds: string[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            display: string;
+                            /** Format: uuid */
+                            id: string;
+                            keys: {
+                                /** @constant */
+                                alg: "EdDSA";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @constant */
+                                crv: "Ed25519";
+                                /** @description The key's id in the JWKS (RFC 7638 thumbprint). */
+                                kid: string;
+                                /** @constant */
+                                kty: "OKP";
+                                /**
+                                 * @description `active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired" | "revoked";
+                                x: string;
+                            }[];
+                            /** @constant */
+                            object: "agent";
+                            revokedAt: string | null;
+                            /**
+                             * @description Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended" | "revoked";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bindAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "apiKeyId": "00000000-0000-0000-0000-000000000000"
+                 *     }
+                 */
+                "application/json": {
+                    apiKeyId?: string | null;
+                    inboxId?: string | null;
+                    /** @default false */
+                    unbind?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Bind an API key or inbox to an agent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        apiKeyId: string | null;
+                        bound: boolean;
+                        inboxId: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;

@@ -18,6 +18,7 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   threadId: async (org) => (await sentMessage(org)).threadId,
   attachmentId: async (org) => (await sentMessage(org)).attachmentId,
   contactRef: async (org) => (await newContact(org)).id,
+  agentId: async (org) => (await newAgent(org)).agentId,
   handleId: async (org) => (await newContact(org)).handles[0]?.id ?? "",
   idOrSlug: async (org) => (await newTemplate(org)).id,
   version: async () => "1",
@@ -43,6 +44,13 @@ export async function newContact(org: TestOrg, body: Record<string, unknown> = {
   });
   if (res.status !== 200) throw new Error(`contact: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.contact;
+}
+
+/** An agent passport (active, with its signing key). */
+export async function newAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; agentId: string; keys: { kid: string; x: string; status: string }[] }> {
+  const res = await call("POST", "/v1/agents", { key: org.secret, body: { display: `Agent ${Math.random().toString(36).slice(2, 8)}`, ...body } });
+  if (res.status !== 200) throw new Error(`agent: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.agent;
 }
 
 /** A react-email template greeting `name` (version 1 current). */

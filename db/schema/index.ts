@@ -17,3 +17,4 @@ export * from "./templates";
 export * from "./contacts";
 export * from "./buckets";
 export * from "./fanout";
+export * from "./agents";

@@ -82,6 +82,8 @@ export const messages = pgTable(
     /** The send request, kept while scheduled so it can be re-validated when it fires. */
     request: jsonb().$type<Record<string, unknown>>(),
     idempotencyKey: text(),
+    /** The agent passport (agents.id) an outbound message was sent and signed as; null otherwise. */
+    agentId: uuid(),
     sizeBytes: bigint({ mode: "number" }).notNull().default(0),
     scheduledAt: tstz(),
     sentAt: tstz(),
@@ -103,6 +105,10 @@ export const messages = pgTable(
       .on(t.orgId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null and ${t.direction} = 'outbound'`),
     index("messages_org_delivery_status_idx").on(t.orgId, t.deliveryStatus, t.createdAt, t.id),
+    // Agent reputation: an agent's sends of the last 24 hours.
+    index("messages_agent_created_idx")
+      .on(t.agentId, t.createdAt)
+      .where(sql`${t.agentId} is not null`),
   ],
 );
 

@@ -1,0 +1,10 @@
+import { defineOperation } from "@/lib/core/operation";
+import * as c from "./contracts";
+import * as agents from "./service";
+
+export const listAgents = defineOperation(c.listAgents, ({ db, principal, query }) => agents.listAgents(db, principal, query));
+export const createAgent = defineOperation(c.createAgent, ({ db, principal, body }) => agents.createAgent(db, principal, body));
+export const getAgent = defineOperation(c.getAgent, ({ db, principal, params }) => agents.getAgent(db, principal, params.agentId));
+export const updateAgent = defineOperation(c.updateAgent, ({ db, principal, params, body }) => agents.updateAgent(db, principal, params.agentId, body));
+export const revokeAgent = defineOperation(c.revokeAgent, ({ db, principal, params }) => agents.revokeAgent(db, principal, params.agentId));
+export const bindAgent = defineOperation(c.bindAgent, ({ db, principal, params, body }) => agents.bindAgent(db, principal, params.agentId, body));
