@@ -446,6 +446,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List budgets
+         * @description Every budget of the organization with its current usage (oldest first).
+         */
+        get: operations["listBudgets"];
+        /**
+         * Create or replace a budget
+         * @description Upserts the budget of `scope` and `scopeId`: its limits are replaced as given (an omitted limit is none). At least one limit is required (`maxSendsPerDay`, `maxNewRecipientsPerHour`, `maxSpendPerDayCents`, or `hardStopOnComplaint: true`). A send over an enabled budget is refused with 429 `budget_exceeded` and emits `budget.tripped`.
+         */
+        put: operations["setBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/budgets/{budgetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a budget */
+        get: operations["getBudget"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a budget
+         * @description Sends under it are no longer limited by it; their usage is kept (a new budget starts from it).
+         */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts": {
         parameters: {
             query?: never;
@@ -4790,6 +4835,461 @@ export interface operations {
             };
             /** @description `payload_too_large`: the request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List budgets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budgets: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            limits: {
+                                /** @description When true, every send under the budget is refused once the account has any recorded complaint. */
+                                hardStopOnComplaint: boolean | null;
+                                /** @description Recipients per rolling hour; every recipient of each send counts. */
+                                maxNewRecipientsPerHour: number | null;
+                                /** @description Recipients per rolling 24 hours (a send to three recipients counts three). `0` refuses every send. */
+                                maxSendsPerDay: number | null;
+                                /** @description Account budgets only: USD cents of paid holds (letters, calls) per rolling 24 hours; `0` blocks every paid hold (`spend_cap_reached`). */
+                                maxSpendPerDayCents: number | null;
+                            };
+                            /** @constant */
+                            object: "budget";
+                            /** @enum {string} */
+                            scope: "account" | "key" | "agent";
+                            /** @description Null for the account; the API key id for `key`; the agent (`agt_…` or the agent's API key id) for `agent`. */
+                            scopeId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            usage: {
+                                accountHasComplaint: boolean;
+                                newRecipientsLastHour: number;
+                                sendsLast24h: number;
+                                /** @description Held and captured paid amounts of the last 24 hours (account budgets; 0 for the others). */
+                                spentLast24hCents: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setBudget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "account",
+                 *       "limits": {
+                 *         "maxSendsPerDay": 1000,
+                 *         "maxNewRecipientsPerHour": 200,
+                 *         "hardStopOnComplaint": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @default true */
+                    enabled?: boolean;
+                    limits: {
+                        hardStopOnComplaint?: boolean | null;
+                        maxNewRecipientsPerHour?: number | null;
+                        maxSendsPerDay?: number | null;
+                        maxSpendPerDayCents?: number | null;
+                    };
+                    /** @enum {string} */
+                    scope: "account" | "key" | "agent";
+                    /** @description Required for `key` (an API key id of this organization) and `agent`; omitted or null for `account`. */
+                    scopeId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Create or replace a budget */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            limits: {
+                                /** @description When true, every send under the budget is refused once the account has any recorded complaint. */
+                                hardStopOnComplaint: boolean | null;
+                                /** @description Recipients per rolling hour; every recipient of each send counts. */
+                                maxNewRecipientsPerHour: number | null;
+                                /** @description Recipients per rolling 24 hours (a send to three recipients counts three). `0` refuses every send. */
+                                maxSendsPerDay: number | null;
+                                /** @description Account budgets only: USD cents of paid holds (letters, calls) per rolling 24 hours; `0` blocks every paid hold (`spend_cap_reached`). */
+                                maxSpendPerDayCents: number | null;
+                            };
+                            /** @constant */
+                            object: "budget";
+                            /** @enum {string} */
+                            scope: "account" | "key" | "agent";
+                            /** @description Null for the account; the API key id for `key`; the agent (`agt_…` or the agent's API key id) for `agent`. */
+                            scopeId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            usage: {
+                                accountHasComplaint: boolean;
+                                newRecipientsLastHour: number;
+                                sendsLast24h: number;
+                                /** @description Held and captured paid amounts of the last 24 hours (account budgets; 0 for the others). */
+                                spentLast24hCents: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a budget */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            limits: {
+                                /** @description When true, every send under the budget is refused once the account has any recorded complaint. */
+                                hardStopOnComplaint: boolean | null;
+                                /** @description Recipients per rolling hour; every recipient of each send counts. */
+                                maxNewRecipientsPerHour: number | null;
+                                /** @description Recipients per rolling 24 hours (a send to three recipients counts three). `0` refuses every send. */
+                                maxSendsPerDay: number | null;
+                                /** @description Account budgets only: USD cents of paid holds (letters, calls) per rolling 24 hours; `0` blocks every paid hold (`spend_cap_reached`). */
+                                maxSpendPerDayCents: number | null;
+                            };
+                            /** @constant */
+                            object: "budget";
+                            /** @enum {string} */
+                            scope: "account" | "key" | "agent";
+                            /** @description Null for the account; the API key id for `key`; the agent (`agt_…` or the agent's API key id) for `agent`. */
+                            scopeId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            usage: {
+                                accountHasComplaint: boolean;
+                                newRecipientsLastHour: number;
+                                sendsLast24h: number;
+                                /** @description Held and captured paid amounts of the last 24 hours (account budgets; 0 for the others). */
+                                spentLast24hCents: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a budget */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

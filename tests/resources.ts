@@ -29,6 +29,10 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
     const res = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [(await cleanObject(org)).objectId] } });
     return res.body.id as string;
   },
+  budgetId: async (org) => {
+    const res = await call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "account", limits: { maxSendsPerDay: 1000 } } });
+    return res.body.budget.id as string;
+  },
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;

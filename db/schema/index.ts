@@ -18,3 +18,4 @@ export * from "./contacts";
 export * from "./buckets";
 export * from "./fanout";
 export * from "./agents";
+export * from "./budgets";

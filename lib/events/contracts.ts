@@ -39,6 +39,7 @@ export const EMITTED_EVENT_TYPES = [
   "domain.verified",
   "object.scanned",
   "share_link.opened",
+  "budget.tripped",
 ] as const satisfies readonly EventType[];
 export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
 

@@ -9,7 +9,8 @@ import type { SendMessageInput } from "./contracts";
 import { newMessageId } from "./mime";
 import { deliverSend } from "./stages/deliver";
 import type { ApprovedSend } from "./stages/draft";
-import { applyPolicy } from "./stages/policy";
+import { applyPolicy, type BudgetMode } from "./stages/policy";
+import { refuseOnTrip, releaseSend, reserveSend } from "@/lib/budgets/enforce";
 import { renderSend } from "./stages/render";
 import { resolveSend } from "./stages/resolve";
 import { earlierSend, type SendResponse, sendResponseOf, toPreview } from "./stages/respond";
@@ -31,10 +32,10 @@ export const SCHEDULED_EVENT = "svc/message.scheduled";
 export const CANCELED_EVENT = "svc/message.canceled";
 
 /** validate → resolve → render → policy: a send ready to preview, schedule or sign. */
-async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date): Promise<ApprovedSend> {
+async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode): Promise<ApprovedSend> {
   const validated = validateRequest(input, now);
   const resolved = await resolveSend(db, principal, validated);
-  return applyPolicy(db, await renderSend(db, resolved));
+  return applyPolicy(db, await renderSend(db, resolved), mode);
 }
 
 /**
@@ -53,16 +54,20 @@ function pinnedRequest(a: ApprovedSend): SendMessageInput {
   };
 }
 
-/** `sendAt`: stored `scheduled` (no thread yet) with `svc/message.scheduled` in one transaction. */
+/**
+ * `sendAt`: stored `scheduled` (no thread yet) with `svc/message.scheduled` and the budgets'
+ * reservation in one transaction (a scheduled send counts when it is accepted; canceling gives it back).
+ */
 async function schedule(db: Db, a: ApprovedSend, sendAt: Date, idempotencyKey: string | null, now: Date): Promise<SendResponse> {
-  const { row, afterCommit } = await db.transaction(async (tx) => {
+  const { row, afterCommit } = await refuseOnTrip(db, () => db.transaction(async (tx) => {
     const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
     const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: pinnedRequest(a), receivedAt: now }, a.files, {
       thread: false,
     });
     const after = await publishWorkflowEvents(tx, [{ name: SCHEDULED_EVENT, data: { messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() } }]);
+    await reserveSend(tx, a.budget, stored.id, now);
     return { row: stored, afterCommit: after };
-  });
+  }));
   await afterCommit();
   return sendResponseOf(row, a.warnings);
 }
@@ -79,7 +84,7 @@ export async function sendMessage(
     const earlier = await earlierSend(db, principal.orgId, idempotencyKey);
     if (earlier) return earlier;
   }
-  const approved = await approve(db, principal, input, now);
+  const approved = await approve(db, principal, input, now, input.dryRun ? "dry" : "accept");
   if (input.dryRun) return toPreview(approved);
   if (approved.sendAt) return schedule(db, approved, approved.sendAt, idempotencyKey, now);
   const stored = await storeSend(db, await signSend(db, approved), { idempotencyKey });
@@ -105,7 +110,7 @@ export async function sendScheduledMessage(db: Db, messageId: string): Promise<{
   const principal = systemPrincipal(row.orgId, "00000000-0000-0000-0000-000000000000");
   let approved: ApprovedSend;
   try {
-    approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date());
+    approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date(), "fire");
   } catch (err) {
     const reason = err instanceof ApiError ? err.message : "revalidation_failed";
     await db
@@ -132,6 +137,7 @@ export async function cancelScheduledMessage(db: Db, principal: Principal, messa
     if (current.status !== "scheduled") throw new ApiError("conflict", `The email is ${current.status}; only a scheduled email can be canceled.`, "emailId");
     const [updated] = await tx.update(messages).set({ status: "canceled" }).where(eq(messages.id, current.id)).returning();
     if (!updated) throw notFound("outbound email", "emailId");
+    await releaseSend(tx, principal.orgId, current.id);
     await recordAudit(tx, principal, { orgId: principal.orgId, action: "message.scheduled_canceled", resourceType: "message", resourceId: current.id });
     const after = await publishWorkflowEvents(tx, [{ name: CANCELED_EVENT, data: { messageId: current.id } }]);
     return { row: updated, afterCommit: after };

@@ -1,3 +1,4 @@
+import type { SendBudgetPlan } from "@/lib/budgets/enforce";
 import type { ChannelAdapter } from "@/lib/channels/types";
 import type { InboxRow } from "@/lib/inboxes/service";
 import type { Principal } from "@/lib/auth/principal";
@@ -59,6 +60,8 @@ export interface SendWarning {
 /** `policy`: allowed to go, with the warnings the caller accepted. A send ready to preview, schedule or sign. */
 export interface ApprovedSend extends RenderedSend {
   warnings: SendWarning[];
+  /** The budgets' plan: what the accepting transaction reserves (`reserveSend`). */
+  budget: SendBudgetPlan;
 }
 
 /** `sign`: what leaves the process for the external recipients (null when nothing does), under its Message-ID. */

@@ -1,8 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { DbOrTx } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { suppressions } from "@/db/schema";
 import { mayUseInbox } from "@/lib/auth/principal";
 import { invalidRequest, notPermitted } from "@/lib/core/errors";
+import { agentOfSend, agentPublicId } from "@/lib/agents/service";
+import { checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
 
 async function complaintWarnings(db: DbOrTx, orgId: string, recipients: string[]): Promise<SendWarning[]> {
@@ -30,16 +32,29 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
 }
 
 /**
- * Stage 4: whether this send may go — the inbox and the key, the channel's own rules, and
- * recipients who complained (refused unless `ignoreComplaints`; warned about otherwise). Budgets
- * and reputation will plug in here.
+ * How the policy stage treats budgets: `accept` a send now or scheduled (over a budget: 429 and
+ * `budget.tripped`), `dry` a preview (429 without the event), `fire` a scheduled send going out
+ * (reserved when it was accepted: only `hardStopOnComplaint` is checked again).
  */
-export async function applyPolicy(db: DbOrTx, r: RenderedSend): Promise<ApprovedSend> {
+export type BudgetMode = "accept" | "dry" | "fire";
+
+/**
+ * Stage 4: whether this send may go — the inbox and the key, the channel's own rules, recipients
+ * who complained (refused unless `ignoreComplaints`; warned about otherwise), and the budgets the
+ * send falls under (`lib/budgets/enforce.ts`: checked here, reserved exactly in the store stage's
+ * transaction). Reputation will plug in here.
+ */
+export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "accept"): Promise<ApprovedSend> {
   refuseInbox(r);
   r.channel.validate(r);
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     throw invalidRequest(`Recipients who complained: ${warnings.map((w) => w.recipient).join(", ")}. Send with ignoreComplaints to override.`, "to");
   }
-  return { ...r, warnings };
+  // The agent the send is made as (bound to the key, else to the inbox); agent budgets also match
+  // the sending key itself (the spec's "api key id for key/agent").
+  const agent = await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
+  const subject = { orgId: r.principal.orgId, apiKeyId: r.principal.apiKeyId, agentIds: agent ? [agentPublicId(agent.id)] : [] };
+  const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, { mode: mode === "fire" ? "fire" : "accept", record: mode !== "dry" });
+  return { ...r, warnings, budget };
 }

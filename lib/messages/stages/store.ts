@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db";
 import { messages } from "@/db/schema";
+import { refuseOnTrip, reserveSend } from "@/lib/budgets/enforce";
 import { enqueueOutbox, newLeaseToken, type OutboxRow } from "@/lib/outbox/store";
 import { DELIVER_KIND, type DeliverPayload, unavailableBounces } from "../handoff";
 import { applyOutcomesInTx } from "../outcomes";
@@ -57,7 +58,8 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
   const channelMetadata = s.channel.outboundMetadata({ receiptId });
   const unavailable = [...s.internal.entries()].filter(([, t]) => t.status !== "active").map(([address, t]) => ({ address, status: t.status }));
   const leaseToken = handoff ? newLeaseToken() : null;
-  return db.transaction(async (tx) => {
+  // A budget limit reached in the transaction rolls it back; the trip is recorded after (429).
+  return refuseOnTrip(db, () => db.transaction(async (tx) => {
     const now = new Date();
     let row: MessageRow;
     if (opts.existing) {
@@ -93,6 +95,9 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
         );
       }
     }
+    // The budgets' reservation (a scheduled send reserved when it was accepted). Late in the
+    // transaction: the budget rows it locks stay locked only until the commit.
+    if (!opts.existing && status !== "failed") await reserveSend(tx, s.budget, row.id, now);
     if (!s.wire || !leaseToken) {
       // Nothing leaves the process: the send is final here, with the bounces of internal
       // recipients whose inbox does not receive.
@@ -102,5 +107,5 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
     const payload: DeliverPayload = { messageId: row.id, messageIdHeader: s.messageIdHeader, envelope: { from: s.inbox.address, to: s.external }, unavailable, attachmentCount: s.files.length };
     const entry = await enqueueOutbox(tx, { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: s.wire }, leaseToken);
     return { row, handoff: { entry, leaseToken }, unavailable };
-  });
+  }));
 }
