@@ -6428,13 +6428,25 @@ export interface operations {
                                 lastEventAt?: string | null;
                                 lastEventType?: string | null;
                                 mailFrom?: string | null;
+                                /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                provenance?: string | null;
+                                /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                provenanceAgentId?: string | null;
+                                /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                provenanceError?: string | null;
+                                /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                provenanceIssuer?: string | null;
+                                /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                provenanceVerified?: boolean | null;
                                 provider?: string | null;
                                 providerMessageId?: string | null;
                                 remoteAddress?: string | null;
                                 sesMessageId?: string | null;
                                 spf?: string | null;
                             } | {
-                                provenance: unknown | null;
+                                /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                provenance: string | null;
+                                /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
@@ -8131,13 +8143,25 @@ export interface operations {
                                 lastEventAt?: string | null;
                                 lastEventType?: string | null;
                                 mailFrom?: string | null;
+                                /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                provenance?: string | null;
+                                /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                provenanceAgentId?: string | null;
+                                /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                provenanceError?: string | null;
+                                /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                provenanceIssuer?: string | null;
+                                /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                provenanceVerified?: boolean | null;
                                 provider?: string | null;
                                 providerMessageId?: string | null;
                                 remoteAddress?: string | null;
                                 sesMessageId?: string | null;
                                 spf?: string | null;
                             } | {
-                                provenance: unknown | null;
+                                /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                provenance: string | null;
+                                /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
@@ -8333,13 +8357,25 @@ export interface operations {
                             lastEventAt?: string | null;
                             lastEventType?: string | null;
                             mailFrom?: string | null;
+                            /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                            provenance?: string | null;
+                            /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                            provenanceAgentId?: string | null;
+                            /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                            provenanceError?: string | null;
+                            /** @description The deployment that issued the token (its `iss`), when it verified. */
+                            provenanceIssuer?: string | null;
+                            /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                            provenanceVerified?: boolean | null;
                             provider?: string | null;
                             providerMessageId?: string | null;
                             remoteAddress?: string | null;
                             sesMessageId?: string | null;
                             spf?: string | null;
                         } | {
-                            provenance: unknown | null;
+                            /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                            provenance: string | null;
+                            /** @description True when the token verified against the agent's published key and the content as delivered. */
                             provenanceVerified: boolean;
                             receiptId: string | null;
                         }) | null;
@@ -8531,13 +8567,25 @@ export interface operations {
                                 lastEventAt?: string | null;
                                 lastEventType?: string | null;
                                 mailFrom?: string | null;
+                                /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                provenance?: string | null;
+                                /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                provenanceAgentId?: string | null;
+                                /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                provenanceError?: string | null;
+                                /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                provenanceIssuer?: string | null;
+                                /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                provenanceVerified?: boolean | null;
                                 provider?: string | null;
                                 providerMessageId?: string | null;
                                 remoteAddress?: string | null;
                                 sesMessageId?: string | null;
                                 spf?: string | null;
                             } | {
-                                provenance: unknown | null;
+                                /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                provenance: string | null;
+                                /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
@@ -11412,13 +11460,25 @@ export interface operations {
                                     lastEventAt?: string | null;
                                     lastEventType?: string | null;
                                     mailFrom?: string | null;
+                                    /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                    provenance?: string | null;
+                                    /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                    provenanceAgentId?: string | null;
+                                    /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                    provenanceError?: string | null;
+                                    /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                    provenanceIssuer?: string | null;
+                                    /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                    provenanceVerified?: boolean | null;
                                     provider?: string | null;
                                     providerMessageId?: string | null;
                                     remoteAddress?: string | null;
                                     sesMessageId?: string | null;
                                     spf?: string | null;
                                 } | {
-                                    provenance: unknown | null;
+                                    /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                    provenance: string | null;
+                                    /** @description True when the token verified against the agent's published key and the content as delivered. */
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
                                 }) | null;
@@ -11570,13 +11630,25 @@ export interface operations {
                                     lastEventAt?: string | null;
                                     lastEventType?: string | null;
                                     mailFrom?: string | null;
+                                    /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                    provenance?: string | null;
+                                    /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                    provenanceAgentId?: string | null;
+                                    /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                    provenanceError?: string | null;
+                                    /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                    provenanceIssuer?: string | null;
+                                    /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                    provenanceVerified?: boolean | null;
                                     provider?: string | null;
                                     providerMessageId?: string | null;
                                     remoteAddress?: string | null;
                                     sesMessageId?: string | null;
                                     spf?: string | null;
                                 } | {
-                                    provenance: unknown | null;
+                                    /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                    provenance: string | null;
+                                    /** @description True when the token verified against the agent's published key and the content as delivered. */
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
                                 }) | null;

@@ -88,7 +88,7 @@ test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothi
   const peer = await newInbox(org, "sign-peer");
   const db = await getDb();
   const approve = async (to: string) => applyPolicy(db, await renderSend(db, await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()))));
-  const signed = await signSend(db, await approve("out@example.com"), "<fixed@svc.localhost>");
+  const signed = await signSend(db, await approve("out@example.com"), { id: "00000000-0000-7000-8000-000000000000", messageIdHeader: "<fixed@svc.localhost>" });
   expect(signed.external).toEqual(["out@example.com"]);
   const wire = signed.wire?.toString() ?? "";
   expect(wire).toMatch(/^DKIM-Signature: /);

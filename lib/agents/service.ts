@@ -36,6 +36,11 @@ export async function findAgent(db: DbOrTx, orgId: string, ref: string, opts: { 
   return row;
 }
 
+/** An agent by row id (any organization: the caller already holds a reference it owns), or null. */
+export async function findAgentById(db: DbOrTx, id: string): Promise<AgentRow | null> {
+  return (await db.select().from(agents).where(eq(agents.id, id)).limit(1))[0] ?? null;
+}
+
 async function keysOf(db: DbOrTx, publicIds: string[]): Promise<Map<string, SigningKeyRow[]>> {
   const out = new Map<string, SigningKeyRow[]>();
   if (publicIds.length === 0) return out;

@@ -1,6 +1,7 @@
 import { authenticate } from "mailauth";
 import { type AddressObject, simpleParser } from "mailparser";
 import { getDb } from "@/db";
+import { inboundProvenance } from "@/lib/agents/inbound";
 import { mailauthResolver } from "@/lib/domains/dns";
 import { env, mailHost } from "@/lib/env";
 import { inboxByAddress, type InboxRow } from "@/lib/inboxes/service";
@@ -64,6 +65,8 @@ export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Pr
   const inReplyTo = messageIdsIn(parsed.inReplyTo)[0] ?? null;
   const fromDomain = (from?.address ?? envelope.mailFrom ?? "unknown@localhost").split("@")[1] ?? "localhost";
   const db = await getDb();
+  // An agent's signed provenance from another deployment (or this one), verified when present.
+  const provenance = await inboundProvenance(db, raw, parsed.headers.get("x-svc-provenance"), messageId);
   const stored: MessageRow[] = [];
   for (const rcpt of [...new Set(envelope.rcptTo.map((r) => r.toLowerCase()))]) {
     const inbox = await receivingInbox(rcpt);
@@ -100,6 +103,7 @@ export async function receiveInbound(raw: Buffer, envelope: InboundEnvelope): Pr
             remoteAddress: envelope.remoteAddress,
             helo: envelope.helo,
             sesMessageId: null,
+            ...provenance,
           },
           receivedAt: new Date(),
         },

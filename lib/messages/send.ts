@@ -32,10 +32,10 @@ export const SCHEDULED_EVENT = "svc/message.scheduled";
 export const CANCELED_EVENT = "svc/message.canceled";
 
 /** validate → resolve → render → policy: a send ready to preview, schedule or sign. */
-async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode): Promise<ApprovedSend> {
+async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode, policy: { agentId?: string | null } = {}): Promise<ApprovedSend> {
   const validated = validateRequest(input, now);
   const resolved = await resolveSend(db, principal, validated);
-  return applyPolicy(db, await renderSend(db, resolved), mode);
+  return applyPolicy(db, await renderSend(db, resolved), mode, policy);
 }
 
 /**
@@ -110,7 +110,7 @@ export async function sendScheduledMessage(db: Db, messageId: string): Promise<{
   const principal = systemPrincipal(row.orgId, "00000000-0000-0000-0000-000000000000");
   let approved: ApprovedSend;
   try {
-    approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date(), "fire");
+    approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date(), "fire", { agentId: row.agentId });
   } catch (err) {
     const reason = err instanceof ApiError ? err.message : "revalidation_failed";
     await db
@@ -119,7 +119,7 @@ export async function sendScheduledMessage(db: Db, messageId: string): Promise<{
       .where(and(eq(messages.id, row.id), eq(messages.status, "scheduled")));
     return { status: "failed", error: reason };
   }
-  const stored = await storeSend(db, await signSend(db, approved, row.messageIdHeader), { idempotencyKey: row.idempotencyKey, existing: row });
+  const stored = await storeSend(db, await signSend(db, approved, { id: row.id, messageIdHeader: row.messageIdHeader }), { idempotencyKey: row.idempotencyKey, existing: row });
   if (!stored) return { status: "canceled", error: null };
   const final = await deliverSend(db, stored);
   return { status: final.status, error: final.error };

@@ -50,7 +50,7 @@ export async function resolveThread(tx: DbOrTx, input: { orgId: string; inboxId:
   return thread.id;
 }
 
-export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes">;
+export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes"> & { /** Chosen by the caller when something signed names it (agent provenance); else generated. */ id?: string };
 
 /**
  * Stores a message with its attachments in its thread and appends its ledger event

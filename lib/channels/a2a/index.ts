@@ -19,7 +19,7 @@ export const a2a = defineChannel({
   deliver: null,
   // Every recipient an inbox of this service: a2a before email.
   byDefault: { rank: 10, takes: (s) => s.recipients.every((r) => s.internal.has(r)) },
-  outboundMetadata: ({ receiptId }) => ({ receiptId, provenance: null, provenanceVerified: false }),
-  copyMetadata: ({ receiptId, senderInboxId }) => ({ receiptId, provenance: null, provenanceVerified: false, senderInboxId }),
+  outboundMetadata: ({ receiptId, provenance, provenanceVerified }) => ({ receiptId, provenance, provenanceVerified: provenance !== null && provenanceVerified }),
+  copyMetadata: ({ receiptId, senderInboxId, provenance, provenanceVerified }) => ({ receiptId, provenance, provenanceVerified: provenance !== null && provenanceVerified, senderInboxId }),
   receive: null,
 });

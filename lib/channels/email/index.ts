@@ -5,7 +5,7 @@ import { sharedDomainKey } from "@/lib/domains/dkim";
 import type { InboxRow } from "@/lib/inboxes/service";
 import { buildMime, type DkimSigner, signDkim } from "@/lib/messages/mime";
 import { mailTransport } from "@/lib/providers/mail";
-import { defineChannel } from "../types";
+import { defineChannel, provenanceKeys } from "../types";
 import { emailDefinition } from "./definition";
 
 async function signerFor(db: DbOrTx, inbox: InboxRow): Promise<DkimSigner> {
@@ -46,8 +46,8 @@ export const email = defineChannel({
   deliver: (mail) => mailTransport().send(mail),
   // Any email address: the channel of last resort.
   byDefault: { rank: 0, takes: () => true },
-  outboundMetadata: () => ({ provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null }),
-  copyMetadata: ({ senderInboxId }) => ({ internal: true, senderInboxId }),
+  outboundMetadata: (p) => ({ provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null, ...provenanceKeys(p) }),
+  copyMetadata: (p) => ({ internal: true, senderInboxId: p.senderInboxId, ...provenanceKeys(p) }),
   // Loaded on first use: the parser and the authentication checks are not needed to send.
   receive: async (raw, envelope) => (await import("@/lib/messages/receive")).receiveInbound(raw, envelope),
 });

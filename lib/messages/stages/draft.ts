@@ -1,3 +1,4 @@
+import type { AgentRow } from "@/lib/agents/service";
 import type { SendBudgetPlan } from "@/lib/budgets/enforce";
 import type { ChannelAdapter } from "@/lib/channels/types";
 import type { InboxRow } from "@/lib/inboxes/service";
@@ -62,11 +63,19 @@ export interface ApprovedSend extends RenderedSend {
   warnings: SendWarning[];
   /** The budgets' plan: what the accepting transaction reserves (`reserveSend`). */
   budget: SendBudgetPlan;
+  /** The agent passport the send is made as (its key's or its inbox's binding), active; null when none. */
+  agent: AgentRow | null;
 }
 
 /** `sign`: what leaves the process for the external recipients (null when nothing does), under its Message-ID. */
 export interface SignedSend extends ApprovedSend {
+  /** The outbound message's id (chosen here: the provenance token names it). */
+  messageId: string;
   messageIdHeader: string;
+  /** The agent's `X-Svc-Provenance` token when the send is an agent's, else null. */
+  provenance: string | null;
+  /** Whether that token verified against the agent's published key and the body as signed. */
+  provenanceVerified: boolean;
   external: string[];
   /** The channel's wire form for external recipients (email: DKIM-signed MIME); null when nothing leaves. */
   wire: Buffer | null;

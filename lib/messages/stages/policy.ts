@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from "@/db";
 import { suppressions } from "@/db/schema";
 import { mayUseInbox } from "@/lib/auth/principal";
 import { invalidRequest, notPermitted } from "@/lib/core/errors";
-import { agentOfSend, agentPublicId } from "@/lib/agents/service";
+import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/service";
 import { checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
 
@@ -32,6 +32,19 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
 }
 
 /**
+ * The agent the send is made as: the one its key or inbox is bound to (a scheduled send keeps the
+ * one it was accepted as, `agentId`). A suspended or revoked agent's send is refused: it would
+ * otherwise leave unsigned.
+ */
+async function sendingAgent(db: DbOrTx, r: RenderedSend, agentId: string | null | undefined) {
+  const agent = agentId !== undefined ? (agentId ? await findAgentById(db, agentId) : null) : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
+  if (agent && agent.status !== "active") {
+    throw notPermitted(`This send is made as the agent ${agentPublicId(agent.id)}, which is ${agent.status}; bind the key or inbox elsewhere or unbind it.`, "inboxId");
+  }
+  return agent;
+}
+
+/**
  * How the policy stage treats budgets: `accept` a send now or scheduled (over a budget: 429 and
  * `budget.tripped`), `dry` a preview (429 without the event), `fire` a scheduled send going out
  * (reserved when it was accepted: only `hardStopOnComplaint` is checked again).
@@ -39,22 +52,24 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
 export type BudgetMode = "accept" | "dry" | "fire";
 
 /**
- * Stage 4: whether this send may go — the inbox and the key, the channel's own rules, recipients
- * who complained (refused unless `ignoreComplaints`; warned about otherwise), and the budgets the
- * send falls under (`lib/budgets/enforce.ts`: checked here, reserved exactly in the store stage's
- * transaction). Reputation will plug in here.
+ * Stage 4: whether this send may go — the inbox and the key, the agent it is made as, the
+ * channel's own rules, recipients who complained (refused unless `ignoreComplaints`; warned about
+ * otherwise), and the budgets the send falls under (`lib/budgets/enforce.ts`: checked here,
+ * reserved exactly in the store stage's transaction). Reputation will plug in here.
+ * `opts.agentId`: the agent a scheduled send was accepted as (its row's), instead of the bindings'
+ * answer now.
  */
-export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "accept"): Promise<ApprovedSend> {
+export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "accept", opts: { agentId?: string | null } = {}): Promise<ApprovedSend> {
   refuseInbox(r);
+  const agent = await sendingAgent(db, r, opts.agentId);
   r.channel.validate(r);
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     throw invalidRequest(`Recipients who complained: ${warnings.map((w) => w.recipient).join(", ")}. Send with ignoreComplaints to override.`, "to");
   }
-  // The agent the send is made as (bound to the key, else to the inbox); agent budgets also match
-  // the sending key itself (the spec's "api key id for key/agent").
-  const agent = await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
+  // Agent budgets match the agent the send is made as, and the sending key itself (the spec's
+  // "api key id for key/agent").
   const subject = { orgId: r.principal.orgId, apiKeyId: r.principal.apiKeyId, agentIds: agent ? [agentPublicId(agent.id)] : [] };
   const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, { mode: mode === "fire" ? "fire" : "accept", record: mode !== "dry" });
-  return { ...r, warnings, budget };
+  return { ...r, warnings, budget, agent };
 }

@@ -41,6 +41,7 @@ export function outboundRow(s: ApprovedSend, messageIdHeader: string, idempotenc
     headers: s.headers,
     tags: s.tags,
     idempotencyKey,
+    agentId: s.agent?.id ?? null,
   };
 }
 
@@ -55,7 +56,8 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
   const handoff = s.wire !== null;
   const status = s.error ? "failed" : handoff ? "queued" : "sent";
   const receiptId = newReceiptId();
-  const channelMetadata = s.channel.outboundMetadata({ receiptId });
+  const mark = { provenance: s.provenance, provenanceVerified: s.provenanceVerified };
+  const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark });
   const unavailable = [...s.internal.entries()].filter(([, t]) => t.status !== "active").map(([address, t]) => ({ address, status: t.status }));
   const leaseToken = handoff ? newLeaseToken() : null;
   // A budget limit reached in the transaction rolls it back; the trip is recorded after (429).
@@ -72,7 +74,7 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
       // A scheduled message joins its thread when it goes out; message.sent once it is sent.
       row = status === "failed" ? updated : await attachToThread(tx, updated, status === "sent" ? { emit: "message.sent" } : {});
     } else {
-      row = await storeMessage(tx, { ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey), status, channelMetadata, error: s.error, sentAt: status === "sent" ? now : null, receivedAt: now }, s.files);
+      row = await storeMessage(tx, { ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey), id: s.messageId, status, channelMetadata, error: s.error, sentAt: status === "sent" ? now : null, receivedAt: now }, s.files);
     }
     if (status !== "failed") {
       for (const [address, target] of s.internal) {
@@ -82,13 +84,14 @@ export async function storeSend(db: Db, s: SignedSend, opts: { idempotencyKey: s
           tx,
           {
             ...outboundRow(s, s.messageIdHeader, null),
+            agentId: null,
             orgId: target.orgId,
             inboxId: target.id,
             direction: "inbound",
             status: "received",
             bcc: s.bcc.includes(address) ? [address] : [],
             tags: null,
-            channelMetadata: s.channel.copyMetadata({ receiptId, senderInboxId: s.inbox.id }),
+            channelMetadata: s.channel.copyMetadata({ receiptId, senderInboxId: s.inbox.id, ...mark }),
             receivedAt: now,
           },
           s.files,
