@@ -9,6 +9,7 @@
  *
  *   <domain> <verb> [args] [flags]      every API operation (cli/api-commands.ts), over HTTP
  *   events tail                         follows the event stream
+ *   compliance verify <export.json>     checks an audit export offline (chain, manifests, gaps)
  *       Key from SVC_API_KEY or --key, base URL from SVC_URL or --url; --json for scripts.
  */
 import { Command, CommanderError } from "commander";
@@ -104,6 +105,21 @@ addApiCommands(program, DOMAINS, {
     return { url, key, json: Boolean(root.json) };
   },
 });
+
+// Offline: no server, no key (lib/compliance/verify-command.ts).
+program.commands
+  .find((c) => c.name() === "compliance")
+  ?.command("verify <file>")
+  .description("Verify a saved audit export offline: every rowHash, the links, gaps, each manifest's signature (exit 0 verified, 1 problems, 2 bad input).")
+  .option("--jwks <source>", "JWKS file or URL (default: <manifest issuer>/v1/agents/jwks)")
+  .option("--certificate <file>", "a signed deletion certificate explaining gaps (repeatable)", (v: string, all: string[]) => [...all, v], [] as string[])
+  .option("--require-explained-gaps", "fail on a gap no certificate explains")
+  .action(async (file: string, opts: { jwks?: string; certificate: string[]; requireExplainedGaps?: boolean }, cmd: Command) => {
+    const { runVerify } = await import("../lib/compliance/verify-command");
+    const json = Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
+    const status = await runVerify(file, { jwks: opts.jwks, certificates: opts.certificate, requireExplainedGaps: opts.requireExplainedGaps, json }, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    process.exit(status);
+  });
 
 program.on("command:*", (operands: string[]) => fail(`Unknown command "${operands[0]}". Run \`svc --help\` for the list.`, 2));
 

@@ -178,6 +178,8 @@ const schema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
+  /** The region this deployment keeps its data in: audit export manifests and `GET /v1/compliance/residency` name it. */
+  DATA_REGION: z.string().trim().min(1).max(64).default("local"),
   /** Sender of the console's own mail (sign-in links, invitations). Unset: no-reply@<SHARED_DOMAIN>. */
   CONSOLE_MAIL_FROM: z.email().optional(),
   /** Who may create a console account: `open` (anyone) or `invite` (the first user, then invited addresses only). */

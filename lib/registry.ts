@@ -4,6 +4,7 @@ import apiKeys from "@/lib/api-keys/manifest";
 import audit from "@/lib/audit/manifest";
 import contacts from "@/lib/contacts/manifest";
 import buckets from "@/lib/buckets/manifest";
+import compliance from "@/lib/compliance/manifest";
 import budgets from "@/lib/budgets/manifest";
 import type { Contract } from "@/lib/core/contract";
 import type { DomainManifest } from "@/lib/core/domain";
@@ -25,7 +26,7 @@ import webhooks from "@/lib/webhooks/manifest";
  * security suite and fuzz tests, the console's actions, and later the MCP tools, the CLI commands
  * and the Inngest function list (`FUNCTIONS`, from each manifest's `functions`).
  */
-export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, contacts, agents, budgets, events, webhooks, buckets, providers, meta];
+export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, contacts, agents, budgets, compliance, events, webhooks, buckets, providers, meta];
 
 /** Every operation of every domain, in domain order. */
 export const OPERATIONS: readonly AnyOperation[] = DOMAINS.flatMap((d) => d.operations);

@@ -218,6 +218,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit chain
+         * @description The organization's hash-chained audit rows in chain order, up to 5000 per page, with a signed manifest (a SignedArtifact verifiable against `GET /v1/agents/jwks`). `from`/`to` bound `createdAt` (inclusive); `cursor` is the previous page's `pagination.nextCursor` (rows with a greater `chainSeq`). `format` `ndjson` is reserved: only JSON is emitted. Verify offline with `npm run svc -- compliance verify <file>`.
+         */
+        get: operations["exportAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/buckets": {
         parameters: {
             query?: never;
@@ -3110,6 +3130,138 @@ export interface operations {
                             hasMore: boolean;
                             nextCursor: string | null;
                         };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAuditLogs: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                format?: "json" | "ndjson";
+                from?: string;
+                /** @description Rows per page, 1..5000 (default 5000). */
+                limit?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Export the audit chain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        manifest: {
+                            alg: "EdDSA" | null;
+                            cursor: number | null;
+                            /** Format: date-time */
+                            exportedAt: string;
+                            from: string | null;
+                            fromChainSeq: number | null;
+                            /** @description The organization's chain head when the page was read: a full export ends at it. */
+                            headChainSeq: number;
+                            headRowHash: string;
+                            issuer: string;
+                            /** @description The signing key's id in `GET /v1/agents/jwks`. */
+                            kid: string | null;
+                            region: string;
+                            rowCount: number;
+                            /** @description Hex SHA-256 of the JCS form of the page's `rows`. */
+                            rowsSha256: string;
+                            /** @description Ed25519 over the RFC 8785 (JCS) form of every other field, base64url without padding. */
+                            signature: string | null;
+                            to: string | null;
+                            toChainSeq: number | null;
+                            /** @constant */
+                            type: "svc.audit.manifest.v1";
+                            /** Format: uuid */
+                            userId: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        pagination: {
+                            nextCursor: number | null;
+                        };
+                        rows: ({
+                            action: string;
+                            actor: string | null;
+                            agentId: string | null;
+                            /** @description 1-based and contiguous per organization; a gap only where an erasure removed a row. */
+                            chainSeq: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            ip: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The predecessor's rowHash; `""` for the first row. */
+                            prevHash: string;
+                            resourceId: string | null;
+                            resourceType: string | null;
+                            /** @description Hex SHA-256 of prevHash followed by the JCS form of the row without prevHash and rowHash. */
+                            rowHash: string;
+                            /**
+                             * Format: uuid
+                             * @description The organization (the specification's account).
+                             */
+                            userId: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
                     };
                 };
             };

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { afterAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { auditLogs } from "@/db/schema";
@@ -43,10 +43,26 @@ async function write(orgId: string, n: number, meta: (i: number) => Record<strin
 }
 
 describe("audit hash chain", () => {
-  test("rows written before chaining are linked first, in order; then every row links to the previous one", async () => {
-    const org = await newOrg(); // bootstrap writes unchained audit rows
+  test("every audited change is chained when it is written (recordAudit)", async () => {
+    const org = await newOrg();
     const db = await getDb();
-    await recordAudit(db, { actor: "system:legacy", ip: null }, { orgId: org.orgId, action: "legacy.one" });
+    await recordAudit(db, { actor: "system:test", ip: null }, { orgId: org.orgId, action: "test.recorded" });
+    const rows = await db.select().from(auditLogs).where(eq(auditLogs.orgId, org.orgId)).orderBy(asc(auditLogs.chainSeq));
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(rows.map((r) => r.chainSeq)).toEqual(rows.map((_, i) => i + 1));
+    expect(rows.at(-1)?.action).toBe("test.recorded");
+  });
+
+  test("rows written before chaining are linked first, in order; then every row links to the previous one", async () => {
+    const org = await newOrg(); // bootstrap's audit rows are chained as they are written (recordAudit)
+    const db = await getDb();
+    // Rows as written before chaining existed: no chain columns, and no head row yet.
+    await db.execute(sql`delete from audit_logs where org_id = ${org.orgId}`);
+    await db.execute(sql`delete from audit_chain_heads where org_id = ${org.orgId}`);
+    await db.insert(auditLogs).values([
+      { orgId: org.orgId, action: "legacy.one", actor: "system:legacy", createdAt: new Date(Date.now() - 2000) },
+      { orgId: org.orgId, action: "legacy.two", actor: "system:legacy", createdAt: new Date(Date.now() - 1000) },
+    ]);
     const unchained = await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), isNull(auditLogs.chainSeq)));
     expect(unchained.length).toBeGreaterThanOrEqual(2);
     await write(org.orgId, 3);

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { defineContract } from "@/lib/core/contract";
+import { dateTimeInput, isoDate } from "@/lib/core/schemas";
+import { EXPORT_PAGE_MAX, MANIFEST_TYPE } from "./export";
+
+/**
+ * Compliance (spec: part 12, Audit resources): the hash-chained audit export with its signed
+ * manifest. Paths and scopes: endpoints.md.
+ */
+const tag = "Compliance";
+
+const signature = {
+  alg: z.literal("EdDSA").nullable(),
+  kid: z.string().nullable().describe("The signing key's id in `GET /v1/agents/jwks`."),
+  signature: z.string().nullable().describe("Ed25519 over the RFC 8785 (JCS) form of every other field, base64url without padding."),
+};
+
+export const exportRowSchema = z.looseObject({
+  id: z.uuid(),
+  userId: z.uuid().describe("The organization (the specification's account)."),
+  action: z.string(),
+  createdAt: isoDate,
+  chainSeq: z.int().describe("1-based and contiguous per organization; a gap only where an erasure removed a row."),
+  prevHash: z.string().describe("The predecessor's rowHash; `\"\"` for the first row."),
+  rowHash: z.string().describe("Hex SHA-256 of prevHash followed by the JCS form of the row without prevHash and rowHash."),
+  resourceType: z.string().nullable(),
+  resourceId: z.string().nullable(),
+  actor: z.string().nullable(),
+  ip: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  agentId: z.string().nullable(),
+});
+
+export const manifestSchema = z.looseObject({
+  type: z.literal(MANIFEST_TYPE),
+  issuer: z.string(),
+  userId: z.uuid(),
+  region: z.string(),
+  fromChainSeq: z.int().nullable(),
+  toChainSeq: z.int().nullable(),
+  rowCount: z.int(),
+  headChainSeq: z.int().describe("The organization's chain head when the page was read: a full export ends at it."),
+  headRowHash: z.string(),
+  exportedAt: isoDate,
+  from: isoDate.nullable(),
+  to: isoDate.nullable(),
+  cursor: z.int().nullable(),
+  rowsSha256: z.string().describe("Hex SHA-256 of the JCS form of the page's `rows`."),
+  ...signature,
+});
+
+export const exportAuditLogs = defineContract({
+  id: "exportAuditLogs",
+  method: "GET",
+  path: "/v1/audit-logs/export",
+  access: "compliance:read",
+  tag,
+  summary: "Export the audit chain",
+  description: `The organization's hash-chained audit rows in chain order, up to ${EXPORT_PAGE_MAX} per page, with a signed manifest (a SignedArtifact verifiable against \`GET /v1/agents/jwks\`). \`from\`/\`to\` bound \`createdAt\` (inclusive); \`cursor\` is the previous page's \`pagination.nextCursor\` (rows with a greater \`chainSeq\`). \`format\` \`ndjson\` is reserved: only JSON is emitted. Verify offline with \`npm run svc -- compliance verify <file>\`.`,
+  query: z.strictObject({
+    from: dateTimeInput().optional(),
+    to: dateTimeInput().optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,15}$/, "A chainSeq: the previous page's pagination.nextCursor.")
+      .transform(Number)
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,4}$/)
+      .transform(Number)
+      .pipe(z.int().min(1).max(EXPORT_PAGE_MAX))
+      .optional()
+      .describe(`Rows per page, 1..${EXPORT_PAGE_MAX} (default ${EXPORT_PAGE_MAX}).`),
+    format: z.enum(["json", "ndjson"]).default("json"),
+  }),
+  response: z.object({ rows: z.array(exportRowSchema), manifest: manifestSchema, pagination: z.object({ nextCursor: z.int().nullable() }) }),
+});

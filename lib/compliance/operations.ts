@@ -1,0 +1,5 @@
+import { defineOperation } from "@/lib/core/operation";
+import * as c from "./contracts";
+import * as svc from "./service";
+
+export const exportAuditLogs = defineOperation(c.exportAuditLogs, ({ db, principal, query }) => svc.exportAudit(db, principal, query));
