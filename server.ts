@@ -92,6 +92,12 @@ try {
 await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed to start", errorFields(err)));
 // Webhook delivery: the dispatcher's loops (deliveries a dead process was making are made again).
 await startWebhookDispatcher().catch((err: unknown) => log.error("webhook dispatcher failed to start", errorFields(err)));
+// Residency: publish the subprocessor list the configuration implies (a change is a new version
+// and subprocessor.changed for every organization).
+await import("./lib/compliance/residency")
+  .then(async ({ publishSubprocessors }) => publishSubprocessors((await getDbHandle()).db))
+  .then((list) => log.info("subprocessor list", { version: list.version, changed: list.changed }))
+  .catch((err: unknown) => log.error("subprocessor list was not published", errorFields(err)));
 // Inbound mail: the built-in SMTP receiver (SMTP_PORT=0 turns it off).
 const smtp =
   env.SMTP_PORT > 0

@@ -180,6 +180,32 @@ const schema = z.object({
     .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
   /** The region this deployment keeps its data in: audit export manifests and `GET /v1/compliance/residency` name it. */
   DATA_REGION: z.string().trim().min(1).max(64).default("local"),
+  /** The data-residency posture `GET /v1/compliance/residency` states (unset: DATA_REGION). */
+  DATA_RESIDENCY: z.string().trim().min(1).max(64).optional(),
+  /** The company that controls this deployment's operator, when there is one (residency `controllerParent`). */
+  CONTROLLER_PARENT: z.string().trim().min(1).max(200).optional(),
+  /**
+   * Subprocessors beyond those the configuration implies (SES, S3, an SMTP relay, Inngest Cloud), as a
+   * JSON array of `{name, purpose, location, jurisdiction?, url?}`. Changing the list publishes a new
+   * `subprocessorListVersion` and emits `subprocessor.changed`.
+   */
+  SUBPROCESSORS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v || v.trim() === "") return [];
+      try {
+        const parsed = z
+          .array(z.strictObject({ name: z.string().min(1).max(200), purpose: z.string().min(1).max(500), location: z.string().min(1).max(64), jurisdiction: z.string().length(2).nullable().optional(), url: z.url().nullable().optional() }))
+          .max(100)
+          .safeParse(JSON.parse(v));
+        if (parsed.success) return parsed.data;
+        ctx.addIssue({ code: "custom", message: `must be a JSON array of {name, purpose, location, jurisdiction?, url?}: ${parsed.error.issues[0]?.message ?? ""}` });
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+      }
+      return z.NEVER;
+    }),
   /** Sender of the console's own mail (sign-in links, invitations). Unset: no-reply@<SHARED_DOMAIN>. */
   CONSOLE_MAIL_FROM: z.email().optional(),
   /** Who may create a console account: `open` (anyone) or `invite` (the first user, then invited addresses only). */

@@ -511,6 +511,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compliance/residency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Residency posture
+         * @description The deployment's residency posture from its configuration: region, the subprocessors its settings imply plus those the operator declares, and `subprocessorListVersion`, which only increases (a change emits `subprocessor.changed`). `noUsEgress` is true when no subprocessor is in, or under the jurisdiction of, the US; webhook endpoints are chosen by you and not counted.
+         */
+        get: operations["getResidency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts": {
         parameters: {
             query?: never;
@@ -5442,6 +5462,112 @@ export interface operations {
             };
             /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getResidency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Residency posture */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        checkedAt: string;
+                        cloudActExposed: boolean;
+                        controllerParent: string | null;
+                        dataResidency: string;
+                        enforcement: {
+                            /** @enum {string} */
+                            database: "embedded" | "postgresql";
+                            /** @enum {string} */
+                            mailTransport: "embedded" | "smtp" | "ses";
+                            /**
+                             * @description Every outbound request goes through the SSRF guard.
+                             * @constant
+                             */
+                            outboundHttp: "guarded";
+                            /** @enum {string} */
+                            storage: "filesystem" | "s3";
+                            /** @enum {string} */
+                            workflows: "embedded" | "inngest";
+                        };
+                        noUsEgress: boolean;
+                        primaryRegion: string;
+                        subprocessorListUpdatedAt: string | null;
+                        subprocessorListVersion: number;
+                        subprocessors: {
+                            /** @description ISO 3166 country of the company's parent; `US` means CLOUD Act exposure. */
+                            jurisdiction: string | null;
+                            /** @description Where it processes data: a region or country code, `unknown` when the configuration does not say. */
+                            location: string;
+                            name: string;
+                            purpose: string;
+                            /**
+                             * @description `configuration`: implied by this deployment's settings; `declared`: the operator's SUBPROCESSORS.
+                             * @enum {string}
+                             */
+                            source: "configuration" | "declared";
+                            url: string | null;
+                        }[];
+                        /** @constant */
+                        type: "svc.residency.v1";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,3 +19,4 @@ export * from "./buckets";
 export * from "./fanout";
 export * from "./agents";
 export * from "./budgets";
+export * from "./compliance";

@@ -76,3 +76,42 @@ export const exportAuditLogs = defineContract({
   }),
   response: z.object({ rows: z.array(exportRowSchema), manifest: manifestSchema, pagination: z.object({ nextCursor: z.int().nullable() }) }),
 });
+
+export const subprocessorSchema = z.object({
+  name: z.string(),
+  purpose: z.string(),
+  location: z.string().describe("Where it processes data: a region or country code, `unknown` when the configuration does not say."),
+  jurisdiction: z.string().nullable().describe("ISO 3166 country of the company's parent; `US` means CLOUD Act exposure."),
+  url: z.string().nullable(),
+  source: z.enum(["configuration", "declared"]).describe("`configuration`: implied by this deployment's settings; `declared`: the operator's SUBPROCESSORS."),
+});
+
+export const getResidency = defineContract({
+  id: "getResidency",
+  method: "GET",
+  path: "/v1/compliance/residency",
+  access: "compliance:read",
+  tag,
+  summary: "Residency posture",
+  description:
+    "The deployment's residency posture from its configuration: region, the subprocessors its settings imply plus those the operator declares, and `subprocessorListVersion`, which only increases (a change emits `subprocessor.changed`). `noUsEgress` is true when no subprocessor is in, or under the jurisdiction of, the US; webhook endpoints are chosen by you and not counted.",
+  response: z.object({
+    type: z.literal("svc.residency.v1"),
+    primaryRegion: z.string(),
+    dataResidency: z.string(),
+    noUsEgress: z.boolean(),
+    subprocessors: z.array(subprocessorSchema),
+    subprocessorListVersion: z.int().min(1),
+    subprocessorListUpdatedAt: isoDate.nullable(),
+    controllerParent: z.string().nullable(),
+    cloudActExposed: z.boolean(),
+    enforcement: z.object({
+      database: z.enum(["embedded", "postgresql"]),
+      storage: z.enum(["filesystem", "s3"]),
+      mailTransport: z.enum(["embedded", "smtp", "ses"]),
+      workflows: z.enum(["embedded", "inngest"]),
+      outboundHttp: z.literal("guarded").describe("Every outbound request goes through the SSRF guard."),
+    }),
+    checkedAt: isoDate,
+  }),
+});

@@ -40,6 +40,7 @@ export const EMITTED_EVENT_TYPES = [
   "object.scanned",
   "share_link.opened",
   "budget.tripped",
+  "subprocessor.changed",
 ] as const satisfies readonly EventType[];
 export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
 
