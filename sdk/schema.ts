@@ -8555,11 +8555,18 @@ export interface operations {
                  */
                 "application/json": {
                     attachments?: {
+                        /** @description The file's bytes, base64 (8 MiB per file and in total). */
                         contentBase64?: string;
+                        /** @description Default `application/octet-stream`; overrides the object's type for `objectId`. */
                         contentType?: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `attachment` (default) attaches the file. `link` (objects only) attaches nothing and never edits the body: `text` or `html` must carry an open share link of the object (else 400). `auto` attaches the object while it fits in the 24 MiB, otherwise it goes by link like `link` (no link in the body: 413).
+                         * @enum {string}
+                         */
                         delivery?: "attachment" | "link" | "auto";
+                        /** @description Required inline; overrides the object's name for `objectId`. */
                         filename?: string;
+                        /** @description An object of one of the organization's buckets, fetched server-side; only a clean (or trusted skipped) object: 409 while its scan runs, 403 when infected. Stored files and inline ones together over 24 MiB: 413. */
                         objectId?: string;
                     }[];
                     bcc?: string | string[];
@@ -8693,6 +8700,13 @@ export interface operations {
                         /** Format: uuid */
                         inboxId: string;
                         inReplyTo: string | null;
+                        linked: {
+                            filename: string;
+                            /** Format: uuid */
+                            objectId: string;
+                            shareLinkId: string;
+                            sizeBytes: number;
+                        }[];
                         /** @constant */
                         object: "message_preview";
                         references: string[];

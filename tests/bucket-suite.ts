@@ -154,6 +154,27 @@ export function bucketSuite(expected: { backend: "filesystem" | "s3"; scanner: "
     expect(events.body.data[0].data).toMatchObject({ objectId, scanStatus: "infected" });
   });
 
+  test("a clean object is attached to a send (bytes fetched from the backend); an infected one is refused as an attachment and as a share", async () => {
+    await startExecutor();
+    const o = await newOrg();
+    const from = await newInbox(o, "attach-from");
+    const good = await uploadObject(o, { filename: "notes.txt", content: "stored notes\n" });
+    const bad = await uploadObject(o, { filename: "eicar.com", content: EICAR, contentType: "application/octet-stream" });
+    await scanned(good.objectId);
+    await scanned(bad.objectId);
+    const sent = await call("POST", "/v1/messages", { key: o.secret, body: { inboxId: from.id, to: "success@simulator.amazonses.com", text: "x", attachments: [{ objectId: good.objectId }] } });
+    expect(sent.status).toBe(200);
+    const attachment = (await call("GET", `/v1/messages/${sent.body.id}`, { key: o.secret })).body.message.attachments[0];
+    expect(attachment).toMatchObject({ filename: "notes.txt", contentType: "text/plain" });
+    expect(await (await callRaw("GET", `/v1/attachments/${attachment.id}/content`, { key: o.secret })).text()).toBe("stored notes\n");
+    const refused = await call("POST", "/v1/messages", { key: o.secret, body: { inboxId: from.id, to: "success@simulator.amazonses.com", text: "x", attachments: [{ objectId: bad.objectId }] } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: "not_permitted", param: "attachments[0].objectId" });
+    expect(refused.body.error.message).toContain("infected");
+    const share = await call("POST", `/v1/buckets/${bad.bucketId}/objects/${bad.objectId}/share-links`, { key: o.secret, body: {} });
+    expect(share.status).toBe(403);
+  });
+
   test("presigned PUT: a wrong header, a replay and an oversize body are refused; finalize before PUT is 409", async () => {
     const o = await newOrg();
     const bucketId = await defaultBucketId(o);

@@ -160,7 +160,7 @@ test("the send rules refuse what the spec refuses, naming the field", async () =
     [{ ...base, to: "@alias" }, 404, "to"],
     [{ ...base, to: ["ok@example.com", "not-an-email"] }, 400, "to[1]"],
     [{ ...base, attachments: [{ contentBase64: "aGk=" }] }, 400, "attachments[0].filename"],
-    [{ ...base, attachments: [{ objectId: "obj_1", filename: "x" }] }, 400, "attachments[0].objectId"],
+    [{ ...base, attachments: [{ objectId: "obj_1", filename: "x" }] }, 404, "attachments[0].objectId"],
     [{ ...base, attachments: Array.from({ length: 11 }, () => ({ filename: "a", contentBase64: "aGk=" })) }, 400, "attachments"],
     [{ ...base, attachments: [{ filename: "x".repeat(121), contentBase64: "aGk=" }] }, 400, "attachments[0].filename"],
     [{ ...base, attachments: [{ filename: "big", contentBase64: Buffer.alloc(8 * 1024 * 1024 + 1).toString("base64") }] }, 413, "attachments[0]"],

@@ -3,6 +3,7 @@ import { getDb } from "@/db";
 import type { Principal } from "@/lib/auth/principal";
 import { channelAdapter } from "@/lib/channels";
 import type { SendMessageInput } from "@/lib/messages/contracts";
+import { attachFiles } from "@/lib/messages/stages/attach";
 import { applyPolicy } from "@/lib/messages/stages/policy";
 import { renderSend } from "@/lib/messages/stages/render";
 import { resolveSend } from "@/lib/messages/stages/resolve";
@@ -42,7 +43,15 @@ test("validate: reserved headers, attachments and the schedule window, naming th
   expect(await refusal(() => validateRequest(input({ template: { id: "t" }, text: "x" }), now))).toMatchObject({ param: "template" });
   const ok = validateRequest(input({ headers: { "X-A": "1" }, attachments: [{ filename: "a.txt", contentBase64: "aGk=" }], sendAt: "2026-01-02T00:00:00Z" }), now);
   expect(ok.headers).toEqual({ "X-A": "1" });
-  expect(ok.files[0]?.content.toString()).toBe("hi");
+  expect(ok.attachments[0]).toMatchObject({ param: "attachments[0]", inline: { filename: "a.txt" } });
+  const first = ok.attachments[0];
+  expect(first && "inline" in first ? first.inline.content.toString() : null).toBe("hi");
+  expect(validateRequest(input({ attachments: [{ objectId: "x", filename: "n.pdf", delivery: "auto" }] }), now).attachments).toEqual([
+    { param: "attachments[0]", object: { id: "x", filename: "n.pdf", contentType: null, delivery: "auto" } },
+  ]);
+  expect(await refusal(() => validateRequest(input({ attachments: [{ objectId: "x", contentBase64: "aGk=", filename: "a" }] }), now))).toMatchObject({ param: "attachments[0]" });
+  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a" }] }), now))).toMatchObject({ param: "attachments[0]" });
+  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "aGk=", delivery: "link" }] }), now))).toMatchObject({ param: "attachments[0].delivery" });
   expect(ok.sendAt?.toISOString()).toBe("2026-01-02T00:00:00.000Z");
 });
 
@@ -87,7 +96,7 @@ test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothi
   const from = await newInbox(org, "sign-from");
   const peer = await newInbox(org, "sign-peer");
   const db = await getDb();
-  const approve = async (to: string) => applyPolicy(db, await renderSend(db, await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()))));
+  const approve = async (to: string) => attachFiles(db, await applyPolicy(db, await renderSend(db, await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date())))));
   const signed = await signSend(db, await approve("out@example.com"), { id: "00000000-0000-7000-8000-000000000000", messageIdHeader: "<fixed@svc.localhost>" });
   expect(signed.external).toEqual(["out@example.com"]);
   const wire = signed.wire?.toString() ?? "";

@@ -5,12 +5,12 @@ import { bucketObjects, shareLinkOpens, shareLinks } from "@/db/schema";
 import { hashPassword, verifyPassword } from "@/lib/account/passwords";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
-import { ApiError, invalidRequest, notFound, notPermitted } from "@/lib/core/errors";
+import { invalidRequest, notFound } from "@/lib/core/errors";
 import { publicBaseUrl, userContentBaseUrl } from "@/lib/env";
 import { appendEvent } from "@/lib/events/ledger";
-import { servable } from "./gate";
+import { refuseUnservable, servable } from "./gate";
 import { shareLinkPublicId, shareLinkUuid } from "./ids";
-import { findObject, type ObjectRow } from "./service";
+import { findObject } from "./service";
 
 type LinkRow = typeof shareLinks.$inferSelect;
 
@@ -48,12 +48,6 @@ export function toShareBundle(row: LinkRow) {
   };
 }
 
-/** Only clean (or trusted skipped) objects leave the organization. */
-function refuseUnservable(row: ObjectRow, param: string): void {
-  if (servable(row.state)) return;
-  if (row.state === "pending" || row.state === "uploading") throw new ApiError("conflict", "The object's malware scan has not finished; share it once it is clean.", param);
-  throw notPermitted(`Only clean objects can be shared; this one is ${row.state}.`, param);
-}
 
 function checkExpiry(expiresAt: string | undefined): Date | null {
   if (!expiresAt) return null;
@@ -70,7 +64,7 @@ export async function createShareLink(
   input: { password?: string; maxUses?: number; oneTime?: boolean; expiresAt?: string },
 ) {
   const object = await findObject(db, principal, bucketId, objectId);
-  refuseUnservable(object, "objectId");
+  refuseUnservable(object, "objectId", "shared");
   const expiresAt = checkExpiry(input.expiresAt);
   const token = newToken();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -154,7 +148,7 @@ export async function createShareBundle(db: DbOrTx, principal: Principal, input:
   ids.forEach((id, i) => {
     const row = byId.get(id);
     if (!row || row.state === "uploading") throw notFound("object", `objectIds[${i}]`);
-    refuseUnservable(row, `objectIds[${i}]`);
+    refuseUnservable(row, `objectIds[${i}]`, "shared");
   });
   const expiresAt = checkExpiry(input.expiresAt);
   const token = newToken();
@@ -302,4 +296,34 @@ export async function downloadShare(db: DbOrTx, token: string, opts: { password?
   const [now] = await db.select().from(shareLinks).where(eq(shareLinks.id, link.id));
   const reason = (now && closedReason(now)) ?? "used_up";
   return refuse(410, reason as "revoked" | "expired" | "used_up");
+}
+
+// ---- Sends that deliver an object by link (lib/messages/stages/attach.ts). ----
+
+/** `/s/{token}` and `/d/{token}` as they appear in a message body (any host: the token decides). */
+const SHARE_TOKEN_IN_TEXT = /\/[sd]\/([A-Za-z0-9_-]{16,64})/g;
+const MAX_TOKENS_LOOKED_UP = 200;
+
+/**
+ * The open share link — of the object itself, or a bundle holding it; not revoked, expired or used
+ * up — whose URL appears in one of `bodies`, as its public id; null when there is none. A send's
+ * `delivery: "link"` needs one (the service never edits the body to add it).
+ */
+export async function shareLinkInBodies(db: DbOrTx, orgId: string, objectId: string, bodies: (string | null)[]): Promise<string | null> {
+  const tokens = new Set<string>();
+  for (const body of bodies) for (const m of body?.matchAll(SHARE_TOKEN_IN_TEXT) ?? []) if (m[1] && tokens.size < MAX_TOKENS_LOOKED_UP) tokens.add(m[1]);
+  if (tokens.size === 0) return null;
+  const rows = await db
+    .select()
+    .from(shareLinks)
+    .where(
+      and(
+        eq(shareLinks.orgId, orgId),
+        inArray(shareLinks.tokenHash, [...tokens].map(hashToken)),
+        or(eq(shareLinks.objectId, objectId), sql`${objectId}::uuid = any(${shareLinks.objectIds})`),
+      ),
+    );
+  const open = rows.find((r) => closedReason(r) === null);
+  if (!open) return null;
+  return open.kind === "object" ? toShareLink(open).id : toShareBundle(open).id;
 }

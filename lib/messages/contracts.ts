@@ -25,12 +25,22 @@ export const messageTemplateRef = z.strictObject({
   variables: z.record(z.string(), z.unknown()).optional().describe("Validated against the pinned version's variable schema (at most 32 KiB serialized)."),
 });
 
+/** SendMessageAttachment: exactly one of `contentBase64` and `objectId` (lib/messages/stages/attach.ts). */
 export const sendAttachmentSchema = z.strictObject({
-  contentBase64: z.string().min(1).optional(),
-  objectId: z.string().min(1).optional(),
-  filename: z.string().min(1).max(120).optional(),
-  contentType: mediaTypeSchema.optional(),
-  delivery: z.enum(["attachment", "link", "auto"]).optional(),
+  contentBase64: z.string().min(1).optional().describe("The file's bytes, base64 (8 MiB per file and in total)."),
+  objectId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("An object of one of the organization's buckets, fetched server-side; only a clean (or trusted skipped) object: 409 while its scan runs, 403 when infected. Stored files and inline ones together over 24 MiB: 413."),
+  filename: z.string().min(1).max(120).optional().describe("Required inline; overrides the object's name for `objectId`."),
+  contentType: mediaTypeSchema.optional().describe("Default `application/octet-stream`; overrides the object's type for `objectId`."),
+  delivery: z
+    .enum(["attachment", "link", "auto"])
+    .optional()
+    .describe(
+      "`attachment` (default) attaches the file. `link` (objects only) attaches nothing and never edits the body: `text` or `html` must carry an open share link of the object (else 400). `auto` attaches the object while it fits in the 24 MiB, otherwise it goes by link like `link` (no link in the body: 413).",
+    ),
 });
 
 export const sendMessageBody = z.strictObject({
@@ -96,6 +106,8 @@ export const messagePreviewSchema = z.object({
   hasHtml: z.boolean(),
   inReplyTo: z.string().nullable(),
   references: z.array(z.string()),
+  /** Storage objects delivered by the share link the body carries (`delivery: "link"`, or `auto` past the limit). */
+  linked: z.array(z.object({ objectId: z.uuid(), filename: z.string(), sizeBytes: z.int(), shareLinkId: z.string() })),
   attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), sizeBytes: z.int() })),
   sizeBytes: z.int(),
   scheduledAt: isoDate.nullable(),
@@ -365,9 +377,9 @@ export const replyInThread = defineContract({
   tag: "Threads",
   summary: "Reply in a thread",
   description:
-    "Sends `text` from the thread's inbox to the other party of its latest message (its sender when it came in, its recipients when it went out), with `Re:` and In-Reply-To, so the reply joins the thread.",
+    "Sends `text` from the thread's inbox to the other party of its latest message (its sender when it came in, its recipients when it went out), with `Re:` and In-Reply-To, so the reply joins the thread. `attachments` are those of a send (inline bytes or stored objects).",
   params: z.strictObject({ threadId: uuidParam }),
-  body: z.strictObject({ text: z.string().trim().min(1, "Write a reply first.").max(5_000_000) }),
+  body: z.strictObject({ text: z.string().trim().min(1, "Write a reply first.").max(5_000_000), attachments: sendMessageBody.shape.attachments }),
   example: { text: "Thanks, noted." },
   response: z.object({ id: z.uuid(), status: sendMessageResponse.shape.status, error: z.string().nullable() }),
 });

@@ -8,7 +8,8 @@ import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import type { SendMessageInput } from "./contracts";
 import { newMessageId } from "./mime";
 import { deliverSend } from "./stages/deliver";
-import type { ApprovedSend } from "./stages/draft";
+import { attachFiles } from "./stages/attach";
+import type { AttachedSend } from "./stages/draft";
 import { applyPolicy, type BudgetMode } from "./stages/policy";
 import { refuseOnTrip, releaseSend, reserveSend } from "@/lib/budgets/enforce";
 import { renderSend } from "./stages/render";
@@ -31,18 +32,18 @@ export type { SendWarning } from "./stages/draft";
 export const SCHEDULED_EVENT = "svc/message.scheduled";
 export const CANCELED_EVENT = "svc/message.canceled";
 
-/** validate → resolve → render → policy: a send ready to preview, schedule or sign. */
-async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode, policy: { agentId?: string | null } = {}): Promise<ApprovedSend> {
+/** validate → resolve → render → policy → attach: a send ready to preview, schedule or sign. */
+async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode, policy: { agentId?: string | null } = {}): Promise<AttachedSend> {
   const validated = validateRequest(input, now);
   const resolved = await resolveSend(db, principal, validated);
-  return applyPolicy(db, await renderSend(db, resolved), mode, policy);
+  return attachFiles(db, await applyPolicy(db, await renderSend(db, resolved), mode, policy));
 }
 
 /**
  * The request a scheduled send re-runs when it fires, with what was resolved when it was accepted:
  * the recipients (contact references as the addresses they named then) and the template version.
  */
-function pinnedRequest(a: ApprovedSend): SendMessageInput {
+function pinnedRequest(a: AttachedSend): SendMessageInput {
   const { contactId: _contactId, ...input } = a.input;
   return {
     ...input,
@@ -58,7 +59,7 @@ function pinnedRequest(a: ApprovedSend): SendMessageInput {
  * `sendAt`: stored `scheduled` (no thread yet) with `svc/message.scheduled` and the budgets'
  * reservation in one transaction (a scheduled send counts when it is accepted; canceling gives it back).
  */
-async function schedule(db: Db, a: ApprovedSend, sendAt: Date, idempotencyKey: string | null, now: Date): Promise<SendResponse> {
+async function schedule(db: Db, a: AttachedSend, sendAt: Date, idempotencyKey: string | null, now: Date): Promise<SendResponse> {
   const { row, afterCommit } = await refuseOnTrip(db, () => db.transaction(async (tx) => {
     const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
     const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: pinnedRequest(a), receivedAt: now }, a.files, {
@@ -108,7 +109,7 @@ export async function sendScheduledMessage(db: Db, messageId: string): Promise<{
   const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
   if (!row || row.status !== "scheduled" || !row.request) return { status: row?.status ?? "missing", error: null };
   const principal = systemPrincipal(row.orgId, "00000000-0000-0000-0000-000000000000");
-  let approved: ApprovedSend;
+  let approved: AttachedSend;
   try {
     approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date(), "fire", { agentId: row.agentId });
   } catch (err) {

@@ -32,7 +32,7 @@ export async function settledMessage(db: Db, messageId: string): Promise<Message
 }
 
 /**
- * Stage 7, after the commit: the handoff through the channel (`performOutbox` with the lease the
+ * Stage 8, after the commit: the handoff through the channel (`performOutbox` with the lease the
  * store stage wrote; the handler gets the committed row, so nothing is read again) and the message
  * as it ended. A send with nothing to hand over was final in the store stage already.
  */

@@ -8,16 +8,21 @@ import type { StoredAttachment } from "../store";
 
 /**
  * The typed draft a send is built in, one stage after another (docs/ARCHITECTURE.md, "Send"):
- * validate → resolve → render → policy → sign → store (with the outbox entry) → deliver → respond.
+ * validate → resolve → render → policy → attach → sign → store (with the outbox entry) → deliver → respond.
  * Each stage is a plain function that takes what the earlier stages produced.
  */
+
+/** One entry of `attachments`, as the request gave it: inline bytes (decoded), or a storage object to fetch. */
+export type RequestedAttachment =
+  | { param: string; inline: StoredAttachment }
+  | { param: string; object: { id: string; filename: string | null; contentType: string | null; delivery: "attachment" | "link" | "auto" } };
 
 /** `validate`: the request's own checks, nothing looked up. */
 export interface ValidatedRequest {
   input: SendMessageInput;
   headers: Record<string, string>;
   tags: Record<string, string>;
-  files: StoredAttachment[];
+  attachments: RequestedAttachment[];
   sendAt: Date | null;
 }
 
@@ -67,8 +72,22 @@ export interface ApprovedSend extends RenderedSend {
   agent: AgentRow | null;
 }
 
+/** A storage object the send delivers by link: the share link the body carries. */
+export interface LinkedObject {
+  objectId: string;
+  filename: string;
+  sizeBytes: number;
+  shareLinkId: string;
+}
+
+/** `attach`: the files that go with the message (request order) and the objects that go by link. */
+export interface AttachedSend extends ApprovedSend {
+  files: StoredAttachment[];
+  linked: LinkedObject[];
+}
+
 /** `sign`: what leaves the process for the external recipients (null when nothing does), under its Message-ID. */
-export interface SignedSend extends ApprovedSend {
+export interface SignedSend extends AttachedSend {
   /** The outbound message's id (chosen here: the provenance token names it). */
   messageId: string;
   messageIdHeader: string;

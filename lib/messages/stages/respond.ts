@@ -4,7 +4,7 @@ import { messages } from "@/db/schema";
 import { type ChannelId, channelDefinition, publicChannelMetadata } from "@/lib/channels/definitions";
 import type { MessageRow } from "../store";
 import { settledMessage } from "./deliver";
-import type { ApprovedSend, SendWarning } from "./draft";
+import type { AttachedSend, SendWarning } from "./draft";
 
 export interface SendResponse {
   id: string;
@@ -19,7 +19,7 @@ export interface SendResponse {
 
 const RESPONSE_STATUS: Record<string, SendResponse["status"]> = { sent: "sent", failed: "failed", scheduled: "scheduled", canceled: "failed" };
 
-/** Stage 8: the answer to a send, from its stored message (its channel's public metadata, for channels that show it there). */
+/** Stage 9: the answer to a send, from its stored message (its channel's public metadata, for channels that show it there). */
 export function sendResponseOf(row: MessageRow, warnings: SendWarning[]): SendResponse {
   return {
     id: row.id,
@@ -37,7 +37,7 @@ const preview = (text: string | null, html: string | null) =>
   (text ?? html?.replace(/<[^>]+>/g, " ") ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
 
 /** The dry run's answer: the send as it would go, nothing created. */
-export function toPreview(p: ApprovedSend) {
+export function toPreview(p: AttachedSend) {
   return {
     object: "message_preview" as const,
     status: "preview" as const,
@@ -52,6 +52,7 @@ export function toPreview(p: ApprovedSend) {
     hasHtml: p.html !== null,
     inReplyTo: p.inReplyTo,
     references: p.references,
+    linked: p.linked,
     attachments: p.files.map((f) => ({ filename: f.filename ?? "", contentType: f.contentType, sizeBytes: f.content.length })),
     sizeBytes: Buffer.byteLength(p.text ?? "") + Buffer.byteLength(p.html ?? "") + p.files.reduce((n, f) => n + f.content.length, 0),
     scheduledAt: p.sendAt?.toISOString() ?? null,

@@ -4,16 +4,16 @@ import { agentPublicId } from "@/lib/agents/service";
 import { uuidv7 } from "@/db/ids";
 import { log } from "@/lib/log";
 import { newMessageId } from "../mime";
-import type { ApprovedSend, SignedSend } from "./draft";
+import type { AttachedSend, SignedSend } from "./draft";
 
 /**
- * Stage 5: the wire form for the external recipients, signed (email: MIME with DKIM), under the
+ * Stage 6: the wire form for the external recipients, signed (email: MIME with DKIM), under the
  * message's Message-ID and id (kept across attempts: a scheduled message brings its own), and —
  * when the send is an agent's — the agent's `X-Svc-Provenance` token over the body as sent (in the
  * wire form's header block, and kept for the stored rows). A failure here stores the send
  * `failed` with the reason.
  */
-export async function signSend(db: DbOrTx, a: ApprovedSend, existing: { id: string; messageIdHeader: string } | null = null): Promise<SignedSend> {
+export async function signSend(db: DbOrTx, a: AttachedSend, existing: { id: string; messageIdHeader: string } | null = null): Promise<SignedSend> {
   const id = existing?.messageIdHeader ?? newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
   const external = a.recipients.filter((r) => !a.internal.has(r));
   const signed: SignedSend = { ...a, messageId: existing?.id ?? uuidv7(), messageIdHeader: id, external, wire: null, error: null, provenance: null, provenanceVerified: false };

@@ -46,7 +46,7 @@ export function outboundRow(s: ApprovedSend, messageIdHeader: string, idempotenc
 }
 
 /**
- * Stage 6: one transaction commits the outbound message (`queued` while its handoff is pending,
+ * Stage 7: one transaction commits the outbound message (`queued` while its handoff is pending,
  * `sent` when nothing leaves the process, `failed` when it could not be signed), every internal
  * recipient's copy with `message.received`, `message.sent` when already sent, and the outbox entry
  * of the handoff (leased to this process). `existing` is a scheduled message going out now; null

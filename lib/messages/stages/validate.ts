@@ -1,8 +1,7 @@
 import { ApiError, invalidRequest } from "@/lib/core/errors";
 import type { SendMessageInput } from "../contracts";
 import { isReservedHeader } from "../headers";
-import type { StoredAttachment } from "../store";
-import type { ValidatedRequest } from "./draft";
+import type { RequestedAttachment, ValidatedRequest } from "./draft";
 
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
@@ -22,21 +21,28 @@ export function refuseConflictingBody(input: SendMessageInput): void {
   if (input.buttons !== undefined) throw invalidRequest("`buttons` are only for Telegram inboxes.", "buttons");
 }
 
-export function decodeAttachments(input: SendMessageInput): StoredAttachment[] {
+/**
+ * `attachments`: exactly one of `contentBase64` (decoded here, 8 MiB per file and in total) or
+ * `objectId` (fetched by the attach stage); `delivery: "link"` only for an object.
+ */
+export function decodeAttachments(input: SendMessageInput): RequestedAttachment[] {
   let total = 0;
-  return (input.attachments ?? []).map((a, i) => {
+  return (input.attachments ?? []).map((a, i): RequestedAttachment => {
     const param = `attachments[${i}]`;
-    if (a.objectId !== undefined) throw invalidRequest("`objectId` attachments are not supported yet.", `${param}.objectId`);
-    if (a.contentBase64 === undefined) throw invalidRequest("Give `contentBase64`.", `${param}.contentBase64`);
+    if (a.objectId !== undefined && a.contentBase64 !== undefined) throw invalidRequest("Give exactly one of `contentBase64` and `objectId`, not both.", param);
+    if (a.objectId !== undefined) {
+      return { param, object: { id: a.objectId, filename: a.filename ?? null, contentType: a.contentType ?? null, delivery: a.delivery ?? "attachment" } };
+    }
+    if (a.contentBase64 === undefined) throw invalidRequest("Give `contentBase64` (the file's bytes) or `objectId` (a stored object).", param);
     if (!a.filename) throw invalidRequest("Inline attachments need a `filename`.", `${param}.filename`);
-    if (a.delivery === "link") throw invalidRequest("`delivery: link` needs a storage object; not supported yet.", `${param}.delivery`);
+    if (a.delivery === "link") throw invalidRequest("`delivery: link` is for a storage object (`objectId`) whose share link the body carries.", `${param}.delivery`);
     const clean = a.contentBase64.replace(/\s+/g, "");
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw invalidRequest("`contentBase64` is not valid base64.", `${param}.contentBase64`);
     const content = Buffer.from(clean, "base64");
     if (content.length > MAX_FILE_BYTES) throw new ApiError("payload_too_large", `Attachment ${a.filename} is over 8 MiB.`, param);
     total += content.length;
     if (total > MAX_TOTAL_BYTES) throw new ApiError("payload_too_large", "Inline attachments are over 8 MiB in total.", "attachments");
-    return { filename: a.filename, contentType: a.contentType ?? "application/octet-stream", content, disposition: "attachment" };
+    return { param, inline: { filename: a.filename, contentType: a.contentType ?? "application/octet-stream", content, disposition: "attachment" } };
   });
 }
 
@@ -61,5 +67,5 @@ export function scheduleOf(input: SendMessageInput, now: Date): Date | null {
 /** Stage 1: the request's own rules (nothing looked up). */
 export function validateRequest(input: SendMessageInput, now: Date): ValidatedRequest {
   refuseConflictingBody(input);
-  return { input, headers: customHeaders(input), tags: input.tags ?? {}, files: decodeAttachments(input), sendAt: scheduleOf(input, now) };
+  return { input, headers: customHeaders(input), tags: input.tags ?? {}, attachments: decodeAttachments(input), sendAt: scheduleOf(input, now) };
 }
