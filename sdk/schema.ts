@@ -8773,7 +8773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -170,7 +170,7 @@ export const sendMessage = defineContract({
   maxBodyBytes: 12 * 1024 * 1024,
   idempotencyKeyField: "idempotencyKey",
   example: { inboxId: "01930000-0000-7000-8000-000000000000", to: "someone@example.com", subject: "Hello", text: "Hi there" },
-  errors: ["resource_not_found", "not_permitted", "payload_too_large"],
+  errors: ["resource_not_found", "not_permitted", "conflict", "payload_too_large"],
   response: z.union([sendMessageResponse, messagePreviewSchema]),
 });
 
@@ -381,5 +381,6 @@ export const replyInThread = defineContract({
   params: z.strictObject({ threadId: uuidParam }),
   body: z.strictObject({ text: z.string().trim().min(1, "Write a reply first.").max(5_000_000), attachments: sendMessageBody.shape.attachments }),
   example: { text: "Thanks, noted." },
+  errors: ["conflict"],
   response: z.object({ id: z.uuid(), status: sendMessageResponse.shape.status, error: z.string().nullable() }),
 });
