@@ -76,6 +76,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public signing keys (JWKS)
+         * @description Every active public signing key of this deployment: each agent passport's key (active and suspended agents; a revoked agent's key is withdrawn) and the service's own artifact-signing key (audit export manifests, deletion certificates). `kid` is the RFC 7638 thumbprint. Verify a provenance token's JWS or a signed artifact against these with any Ed25519 implementation.
+         */
+        get: operations["getAgentsJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a provenance token or a signed artifact
+         * @description Give exactly one of `provenance` (an `X-Svc-Provenance` token), `message` (a raw RFC 5322 message: its `X-Svc-Provenance` header is verified, body hash included) or `artifact` (a SignedArtifact such as an audit export manifest). With `provenance`, `message` or `content` (the delivered a2a content) also checks the body hash. Answers which agent or key signed it and their status now. `valid` is true only when the signature verifies against a key of this deployment that is not revoked, the token names the agent that key belongs to and this deployment as issuer, and the body (when given) matches.
+         */
+        post: operations["verifyAgentSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2243,6 +2283,161 @@ export interface operations {
             };
             /** @description `rate_limited`: too many requests (`Retry-After`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentsJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Public signing keys (JWKS) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @constant */
+                            alg: "EdDSA";
+                            /** @constant */
+                            crv: "Ed25519";
+                            kid: string;
+                            /** @constant */
+                            kty: "OKP";
+                            /** @constant */
+                            use: "sig";
+                            x: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyAgentSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provenance": "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfeCJ9.c2ln"
+                 *     }
+                 */
+                "application/json": {
+                    artifact?: {
+                        [key: string]: unknown;
+                    };
+                    content?: {
+                        attachments?: {
+                            contentType: string;
+                            filename: string;
+                            sha256: string;
+                        }[];
+                        html: string | null;
+                        subject: string | null;
+                        text: string | null;
+                    };
+                    message?: string;
+                    provenance?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verify a provenance token or a signed artifact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a body was given and its hash compared. */
+                        bodyChecked: boolean;
+                        /** @description The provenance token's claims, once its signature verified. */
+                        claims: {
+                            bh: string;
+                            bhc: string;
+                            ch: string;
+                            iat: number;
+                            iss: string;
+                            mid: string;
+                            msg: string;
+                            sub: string;
+                        } | null;
+                        kid: string | null;
+                        /** @description Why `valid` is false; null when it is true. */
+                        reason: ("malformed" | "unsigned" | "unknown_key" | "bad_signature" | "wrong_issuer" | "wrong_agent" | "body_mismatch" | "key_revoked" | "no_provenance") | null;
+                        /** @description The key's owner, when the key is one of this deployment's (whatever the verdict). */
+                        signer: {
+                            /** @description The `agt_` id of the agent whose key it is (agent keys). */
+                            agentId: string | null;
+                            display: string | null;
+                            /** @enum {string} */
+                            keyStatus: "active" | "retired" | "revoked";
+                            /** @description The agent's status now (agent keys). */
+                            status: ("active" | "suspended" | "revoked") | null;
+                            /** @enum {string} */
+                            type: "agent" | "service";
+                        } | null;
+                        /** @enum {string} */
+                        type: "provenance" | "artifact";
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

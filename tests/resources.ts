@@ -51,7 +51,7 @@ export async function newContact(org: TestOrg, body: Record<string, unknown> = {
 }
 
 /** An agent passport (active, with its signing key). */
-export async function newAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; agentId: string; keys: { kid: string; kty: "OKP"; crv: "Ed25519"; alg: "EdDSA"; x: string; status: string }[] }> {
+export async function newAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; agentId: string; display: string; keys: { kid: string; kty: "OKP"; crv: "Ed25519"; alg: "EdDSA"; x: string; status: string }[] }> {
   const res = await call("POST", "/v1/agents", { key: org.secret, body: { display: `Agent ${Math.random().toString(36).slice(2, 8)}`, ...body } });
   if (res.status !== 200) throw new Error(`agent: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.agent;

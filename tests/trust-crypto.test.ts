@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,24 +18,10 @@ import { publicKeyPem } from "@/lib/trust/jwk";
 import { insertSigningKey, jwksKeyOf, listSigningKeys, serviceSigner, signArtifact, signerFor } from "@/lib/trust/keys";
 import { kekId, keyring, openSecret, openWith, resetKeyringForTests, rewrapSecret, SecretError, sealSecret, sealWith, sealedKekId } from "@/lib/trust/secrets";
 import { newOrg } from "./harness";
+import { opensslVerify } from "./openssl";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "svc-trust-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** `openssl pkeyutl -verify` on raw Ed25519: true when openssl says the signature verifies. */
-function opensslVerify(pem: string, message: Buffer, signature: Buffer): boolean {
-  const id = randomBytes(6).toString("hex");
-  const [key, msg, sig] = ["key.pem", "msg.bin", "sig.bin"].map((f) => path.join(tmp, `${id}-${f}`)) as [string, string, string];
-  fs.writeFileSync(key, pem);
-  fs.writeFileSync(msg, message);
-  fs.writeFileSync(sig, signature);
-  try {
-    const out = execFileSync("openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", key, "-rawin", "-in", msg, "-sigfile", sig], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    return out.includes("Signature Verified Successfully");
-  } catch {
-    return false;
-  }
-}
 
 describe("secrets at rest", () => {
   test("SECRETS_KEY accepts 32 bytes as hex, base64 or base64url and nothing else", () => {

@@ -129,3 +129,74 @@ export const bindAgent = defineContract({
   errors: ["conflict"],
   response: z.object({ agentId: z.string(), bound: z.boolean(), apiKeyId: z.uuid().nullable(), inboxId: z.uuid().nullable() }),
 });
+
+export const jwksKeySchema = z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), alg: z.literal("EdDSA"), kid: z.string(), x: z.string(), use: z.literal("sig") });
+
+export const getAgentsJwks = defineContract({
+  id: "getAgentsJwks",
+  method: "GET",
+  path: "/v1/agents/jwks",
+  access: "public",
+  tag,
+  summary: "Public signing keys (JWKS)",
+  description:
+    "Every active public signing key of this deployment: each agent passport's key (active and suspended agents; a revoked agent's key is withdrawn) and the service's own artifact-signing key (audit export manifests, deletion certificates). `kid` is the RFC 7638 thumbprint. Verify a provenance token's JWS or a signed artifact against these with any Ed25519 implementation.",
+  response: z.object({ keys: z.array(jwksKeySchema) }),
+});
+
+const deliveredContentSchema = z.strictObject({
+  subject: z.string().nullable(),
+  text: z.string().nullable(),
+  html: z.string().nullable(),
+  attachments: z.array(z.strictObject({ filename: z.string(), contentType: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).max(100).optional(),
+});
+
+export const verifyAgentSignature = defineContract({
+  id: "verifyAgentSignature",
+  method: "POST",
+  path: "/v1/agents/verify",
+  access: "public",
+  tag,
+  summary: "Verify a provenance token or a signed artifact",
+  description:
+    "Give exactly one of `provenance` (an `X-Svc-Provenance` token), `message` (a raw RFC 5322 message: its `X-Svc-Provenance` header is verified, body hash included) or `artifact` (a SignedArtifact such as an audit export manifest). With `provenance`, `message` or `content` (the delivered a2a content) also checks the body hash. Answers which agent or key signed it and their status now. `valid` is true only when the signature verifies against a key of this deployment that is not revoked, the token names the agent that key belongs to and this deployment as issuer, and the body (when given) matches.",
+  body: z
+    .strictObject({
+      provenance: z.string().min(1).max(4096).optional(),
+      message: z.string().min(1).max(10_000_000).optional(),
+      content: deliveredContentSchema.optional(),
+      artifact: z.record(z.string(), z.unknown()).optional(),
+    })
+    .refine((b) => [b.provenance, b.artifact, b.provenance ? undefined : b.message].filter((x) => x !== undefined).length === 1, {
+      message: "Give exactly one of provenance, message or artifact.",
+      path: ["provenance"],
+    })
+    .refine((b) => !(b.content && (b.artifact || b.message)), { message: "content goes with provenance only.", path: ["content"] }),
+  example: { provenance: "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfeCJ9.c2ln" },
+  idempotent: false,
+  maxBodyBytes: 12_000_000,
+  response: z.object({
+    valid: z.boolean(),
+    type: z.enum(["provenance", "artifact"]),
+    reason: z
+      .enum(["malformed", "unsigned", "unknown_key", "bad_signature", "wrong_issuer", "wrong_agent", "body_mismatch", "key_revoked", "no_provenance"])
+      .nullable()
+      .describe("Why `valid` is false; null when it is true."),
+    kid: z.string().nullable(),
+    signer: z
+      .object({
+        type: z.enum(["agent", "service"]),
+        agentId: z.string().nullable().describe("The `agt_` id of the agent whose key it is (agent keys)."),
+        display: z.string().nullable(),
+        status: z.enum(["active", "suspended", "revoked"]).nullable().describe("The agent's status now (agent keys)."),
+        keyStatus: z.enum(["active", "retired", "revoked"]),
+      })
+      .nullable()
+      .describe("The key's owner, when the key is one of this deployment's (whatever the verdict)."),
+    claims: z
+      .object({ iss: z.string(), sub: z.string(), iat: z.number(), msg: z.string(), mid: z.string(), ch: z.string(), bhc: z.string(), bh: z.string() })
+      .nullable()
+      .describe("The provenance token's claims, once its signature verified."),
+    bodyChecked: z.boolean().describe("Whether a body was given and its hash compared."),
+  }),
+});
