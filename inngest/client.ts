@@ -16,5 +16,6 @@ export const events = {
   objectScanRequested: eventType("svc/object.scan.requested", { schema: staticSchema<{ objectId: string; orgId: string }>() }),
   fanoutRequested: eventType("svc/fanout.requested", { schema: staticSchema<{ fanoutId: string }>() }),
   fanoutChunk: eventType("svc/fanout.chunk", { schema: staticSchema<{ fanoutId: string; chunk: number; after: string | null; last: string }>() }),
+  complianceJobRequested: eventType("svc/compliance.job.requested", { schema: staticSchema<{ jobId: string; orgId: string }>() }),
   webhookDeliver: eventType("svc/webhook.deliver", { schema: staticSchema<{ webhookId: string; eventId: string; replay?: boolean }>() }),
 };

@@ -551,6 +551,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compliance/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a data subject
+         * @description Starts an irreversible erasure job for an email address or a contact (exactly one): every message of the organization from or to the address (whole messages, with attachments and their stored bytes), emptied threads, the messages' ledger event data, the address's contact handles (a contact erasure deletes the contact), its complaint suppression, stored idempotent responses naming it, and audit rows naming it (the audit chain shows the gap; the certificate lists the positions). Poll `GET /v1/compliance/erasures/{jobId}` for the signed deletion certificate; `compliance.erasure.completed` is emitted when done.
+         */
+        post: operations["requestErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compliance/erasures/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an erasure job
+         * @description With the signed deletion certificate once `completed`.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compliance/purges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Purge an inbox
+         * @description Starts an irreversible purge job: every message and thread of the inbox, attachments and their stored bytes, and the data of the inbox's ledger events. The inbox itself stays. Poll `GET /v1/compliance/purges/{jobId}` for the signed deletion certificate; `compliance.erasure.completed` is emitted when done.
+         */
+        post: operations["requestPurge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compliance/purges/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a purge job
+         * @description With the signed deletion certificate once `completed`.
+         */
+        get: operations["getPurge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/compliance/residency": {
         parameters: {
             query?: never;
@@ -5657,6 +5737,522 @@ export interface operations {
             };
             /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    address?: string;
+                    /** Format: uuid */
+                    contactId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Erase a data subject */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: {
+                            /** @description When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps). */
+                            certificate: ({
+                                alg: "EdDSA" | null;
+                                kid: string | null;
+                                signature: string | null;
+                                /** @constant */
+                                type: "svc.deletion_certificate.v1";
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            completedAt: string | null;
+                            /** @description What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows. */
+                            counts: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "erasure" | "purge";
+                            /** @constant */
+                            object: "compliance_job";
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            subject: {
+                                /** @description While the job runs; null once it completed (only the hash is kept). */
+                                address: string | null;
+                                /** @description Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines. */
+                                addressSha256: string | null;
+                                contactId: string | null;
+                                inboxId: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an erasure job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: {
+                            /** @description When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps). */
+                            certificate: ({
+                                alg: "EdDSA" | null;
+                                kid: string | null;
+                                signature: string | null;
+                                /** @constant */
+                                type: "svc.deletion_certificate.v1";
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            completedAt: string | null;
+                            /** @description What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows. */
+                            counts: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "erasure" | "purge";
+                            /** @constant */
+                            object: "compliance_job";
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            subject: {
+                                /** @description While the job runs; null once it completed (only the hash is kept). */
+                                address: string | null;
+                                /** @description Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines. */
+                                addressSha256: string | null;
+                                contactId: string | null;
+                                inboxId: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestPurge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inboxId": "01930000-0000-7000-8000-000000000000"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    inboxId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Purge an inbox */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: {
+                            /** @description When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps). */
+                            certificate: ({
+                                alg: "EdDSA" | null;
+                                kid: string | null;
+                                signature: string | null;
+                                /** @constant */
+                                type: "svc.deletion_certificate.v1";
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            completedAt: string | null;
+                            /** @description What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows. */
+                            counts: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "erasure" | "purge";
+                            /** @constant */
+                            object: "compliance_job";
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            subject: {
+                                /** @description While the job runs; null once it completed (only the hash is kept). */
+                                address: string | null;
+                                /** @description Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines. */
+                                addressSha256: string | null;
+                                contactId: string | null;
+                                inboxId: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPurge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a purge job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: {
+                            /** @description When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps). */
+                            certificate: ({
+                                alg: "EdDSA" | null;
+                                kid: string | null;
+                                signature: string | null;
+                                /** @constant */
+                                type: "svc.deletion_certificate.v1";
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            completedAt: string | null;
+                            /** @description What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows. */
+                            counts: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "erasure" | "purge";
+                            /** @constant */
+                            object: "compliance_job";
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            subject: {
+                                /** @description While the job runs; null once it completed (only the hash is kept). */
+                                address: string | null;
+                                /** @description Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines. */
+                                addressSha256: string | null;
+                                contactId: string | null;
+                                inboxId: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -33,6 +33,10 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
     const res = await call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "account", limits: { maxSendsPerDay: 1000 } } });
     return res.body.budget.id as string;
   },
+  jobId: async (org) => {
+    const res = await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: `gone-${Math.random().toString(36).slice(2, 8)}@example.com` } });
+    return res.body.job.id as string;
+  },
   domainId: async (org) => {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
     return res.body.domain.id as string;

@@ -1,3 +1,4 @@
+import { complianceJob } from "./compliance-job";
 import { deliverWebhook } from "./deliver-webhook";
 import { fanoutChunk, fanoutOrchestrate } from "./fanout";
 import { housekeeping } from "./housekeeping";
@@ -6,4 +7,4 @@ import { scanObjectFn } from "./scan-object";
 import { sendScheduled } from "./send-scheduled-message";
 
 /** Every function the app serves. */
-export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook, scanObjectFn, fanoutOrchestrate, fanoutChunk];
+export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook, scanObjectFn, fanoutOrchestrate, fanoutChunk, complianceJob];

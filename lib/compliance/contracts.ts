@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
-import { dateTimeInput, isoDate } from "@/lib/core/schemas";
+import { dateTimeInput, isoDate, uuidParam } from "@/lib/core/schemas";
 import { EXPORT_PAGE_MAX, MANIFEST_TYPE } from "./export";
 
 /**
@@ -114,4 +114,82 @@ export const getResidency = defineContract({
     }),
     checkedAt: isoDate,
   }),
+});
+
+export const complianceJobSchema = z.object({
+  object: z.literal("compliance_job"),
+  id: z.uuid(),
+  kind: z.enum(["erasure", "purge"]),
+  status: z.enum(["pending", "running", "completed", "failed"]),
+  subject: z.object({
+    address: z.string().nullable().describe("While the job runs; null once it completed (only the hash is kept)."),
+    addressSha256: z.string().nullable().describe("Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines."),
+    contactId: z.uuid().nullable(),
+    inboxId: z.uuid().nullable(),
+  }),
+  counts: z.record(z.string(), z.int()).describe("What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows."),
+  certificate: z.looseObject({ type: z.literal("svc.deletion_certificate.v1"), alg: z.literal("EdDSA").nullable(), kid: z.string().nullable(), signature: z.string().nullable() }).nullable().describe(
+    "When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps).",
+  ),
+  error: z.string().nullable(),
+  createdAt: isoDate,
+  completedAt: isoDate.nullable(),
+});
+const oneJob = z.object({ job: complianceJobSchema });
+const jobParams = z.strictObject({ jobId: uuidParam });
+
+export const requestErasure = defineContract({
+  id: "requestErasure",
+  method: "POST",
+  path: "/v1/compliance/erasures",
+  access: "compliance:write",
+  tag,
+  summary: "Erase a data subject",
+  description:
+    "Starts an irreversible erasure job for an email address or a contact (exactly one): every message of the organization from or to the address (whole messages, with attachments and their stored bytes), emptied threads, the messages' ledger event data, the address's contact handles (a contact erasure deletes the contact), its complaint suppression, stored idempotent responses naming it, and audit rows naming it (the audit chain shows the gap; the certificate lists the positions). Poll `GET /v1/compliance/erasures/{jobId}` for the signed deletion certificate; `compliance.erasure.completed` is emitted when done.",
+  body: z.strictObject({ address: z.email().max(320).optional(), contactId: z.uuid().optional() }),
+  example: { address: "ada@example.com" },
+  successStatus: 202,
+  errors: ["resource_not_found"],
+  response: oneJob,
+});
+
+export const getErasure = defineContract({
+  id: "getErasure",
+  method: "GET",
+  path: "/v1/compliance/erasures/{jobId}",
+  access: "compliance:read",
+  tag,
+  summary: "Get an erasure job",
+  description: "With the signed deletion certificate once `completed`.",
+  params: jobParams,
+  response: oneJob,
+});
+
+export const requestPurge = defineContract({
+  id: "requestPurge",
+  method: "POST",
+  path: "/v1/compliance/purges",
+  access: "compliance:write",
+  tag,
+  summary: "Purge an inbox",
+  description:
+    "Starts an irreversible purge job: every message and thread of the inbox, attachments and their stored bytes, and the data of the inbox's ledger events. The inbox itself stays. Poll `GET /v1/compliance/purges/{jobId}` for the signed deletion certificate; `compliance.erasure.completed` is emitted when done.",
+  body: z.strictObject({ inboxId: z.uuid() }),
+  example: { inboxId: "01930000-0000-7000-8000-000000000000" },
+  successStatus: 202,
+  errors: ["resource_not_found"],
+  response: oneJob,
+});
+
+export const getPurge = defineContract({
+  id: "getPurge",
+  method: "GET",
+  path: "/v1/compliance/purges/{jobId}",
+  access: "compliance:read",
+  tag,
+  summary: "Get a purge job",
+  description: "With the signed deletion certificate once `completed`.",
+  params: jobParams,
+  response: oneJob,
 });

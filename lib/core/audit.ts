@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DbOrTx } from "@/db";
-import { appendChainedAudit } from "@/lib/compliance/chain";
+import { type AuditRow, appendChainedAudit } from "@/lib/compliance/chain";
 
 /**
  * The audit trail of control-plane changes. A service writes the row with `recordAudit(tx, …)` in
@@ -32,10 +32,10 @@ interface AuditScope {
 const scopes = new AsyncLocalStorage<AuditScope>();
 
 /** Appends an audit row. Call it with the transaction that makes the change it records. */
-export async function recordAudit(tx: DbOrTx, who: AuditActor, entry: AuditEntry): Promise<void> {
+export async function recordAudit(tx: DbOrTx, who: AuditActor, entry: AuditEntry): Promise<AuditRow> {
   // Chained when written (lib/compliance/chain.ts): the organization's chain head is locked until
   // the transaction ends, so keep the work after an audit write short.
-  await appendChainedAudit(tx, {
+  const row = await appendChainedAudit(tx, {
     orgId: entry.orgId,
     action: entry.action,
     resourceType: entry.resourceType ?? null,
@@ -46,6 +46,7 @@ export async function recordAudit(tx: DbOrTx, who: AuditActor, entry: AuditEntry
   });
   const scope = scopes.getStore();
   if (scope) scope.recorded++;
+  return row;
 }
 
 /**

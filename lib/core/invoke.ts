@@ -203,7 +203,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
       audit: (tx, entry) => {
         const orgId = entry.orgId ?? principal?.orgId;
         if (!orgId) throw new Error(`${op.id}: an audit row needs an organization`);
-        return recordAudit(tx, who, { ...entry, orgId });
+        return recordAudit(tx, who, { ...entry, orgId }).then(() => undefined);
       },
     } as HandlerContext<typeof contract>;
     const { result, recorded, unchanged } = await withAuditScope(() => op.handler(ctx));

@@ -41,6 +41,7 @@ export const EMITTED_EVENT_TYPES = [
   "share_link.opened",
   "budget.tripped",
   "subprocessor.changed",
+  "compliance.erasure.completed",
 ] as const satisfies readonly EventType[];
 export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
 
