@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectAccessible, OWNER_STATE } from "./helpers";
+import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
 
 /**
  * Dark mode (the `dark` project: prefers-color-scheme: dark): every console page, signed in as the
@@ -7,10 +7,10 @@ import { expectAccessible, OWNER_STATE } from "./helpers";
  */
 test.use({ storageState: OWNER_STATE });
 
-const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files"];
+const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts"];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
-  for (const path of PAGES) {
+  for (const path of [...PAGES, ...(await detailPages(page.request))]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBeLessThan(400);
     await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();

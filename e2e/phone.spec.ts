@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { expectAccessible, OWNER_STATE } from "./helpers";
+import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
 
 /**
  * The console at phone width (390×844, the `phone` project; signed in as the owner the `setup`
@@ -48,12 +48,21 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Audit log", "Audit log"],
     ["Members", "Members"],
     ["Settings", "Settings"],
+    ["Templates", "Templates"],
+    ["Contacts", "Contacts"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();
     await nav.getByRole("link", { name, exact: true }).click();
     await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
     await expectNoSidewaysScroll(page);
     await expectAccessible(page, `${name} (phone)`);
+  }
+
+  for (const path of await detailPages(page.request)) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+    await expectNoSidewaysScroll(page);
+    await expectAccessible(page, `${path} (phone)`);
   }
 
   await page.goto("/messages");

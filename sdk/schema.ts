@@ -1313,7 +1313,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a template
-         * @description Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a source that fails in the sandbox is a 400 too.
+         * @description Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -12032,6 +12032,17 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description An unpublished version to render in place of a stored one (not with `version`). */
+                    draft?: {
+                        /** @description react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only. */
+                        source: string;
+                        /** @description Subject template, e.g. `Your order {{ order.id }}`. */
+                        subject?: string;
+                        /** @description Variable schema (see `variables` on TemplateVersion). */
+                        variables?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
                     subject?: string;
                     variables?: {
                         [key: string]: unknown;

@@ -135,6 +135,36 @@ describe("pointer, archive, preview", () => {
     }
   });
 
+  test("a draft renders without being stored, checked as publishing checks it; its errors name the draft's field or the variable", async () => {
+    const t = await newTemplate(org, { source: source("Stored"), variables });
+    const draft = { source: source("Draft"), subject: "Draft for {{ name }}", variables };
+    const ok = await post(`/v1/templates/${t.id}/render`, { draft, variables: { name: "Ada" } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ templateId: t.id, version: 2, subject: "Draft for Ada" });
+    expect(ok.body.html).toMatch(/Draft <!-- -->Ada|Draft Ada/);
+    // Nothing was published: the template still has one version, and the stored one still renders.
+    expect((await call("GET", `/v1/templates/${t.id}/versions`, { key: org.secret })).body.versions).toHaveLength(1);
+    expect((await post(`/v1/templates/${t.id}/render`, {})).body.html).toContain("Stored");
+
+    for (const [body, param] of [
+      [{ draft: { source: 'import fs from "node:fs";\nexport default () => fs.readFileSync("/etc/passwd", "utf8");' } }, "draft.source"],
+      [{ draft: { source: "export default () => <Html" } }, "draft.source"],
+      [{ draft: { ...draft, subject: "Hi {{ name" } }, "draft.subject"],
+      [{ draft: { ...draft, variables: { type: "object", properties: { n: { type: "date" } } } } }, /^draft\.variables\.properties\.n/],
+      [{ draft, variables: { plan: "gold" } }, "variables.plan"],
+      [{ draft, version: 1 }, "version"],
+    ] as const) {
+      const bad = await post(`/v1/templates/${t.id}/render`, body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.error.code).toBe("invalid_request");
+      if (typeof param === "string") expect(bad.body.error.param).toBe(param);
+      else expect(bad.body.error.param).toMatch(param);
+    }
+    const throws = await post(`/v1/templates/${t.id}/render`, { draft: { source: "export default function T() { throw new Error(\"boom\"); }" } });
+    expect(throws.status).toBe(400);
+    expect(throws.body.error.param).toBe("draft.source");
+  });
+
   test("sources and schemas are checked at publish; a source that hangs fails its render with a 400 and the server stays healthy", async () => {
     const fsImport = await post("/v1/templates", { name: "bad", source: 'import fs from "node:fs";\nexport default () => fs.readFileSync("/etc/passwd", "utf8");' });
     expect(fsImport.status).toBe(400);

@@ -15,6 +15,8 @@ const NAV: (NavItem & { needs: Permission })[] = [
   { href: "/messages", label: "Messages", needs: "messages:read" },
   { href: "/domains", label: "Domains", needs: "domains:read" },
   { href: "/files", label: "Files", needs: "buckets:read" },
+  { href: "/templates", label: "Templates", needs: "templates:read" },
+  { href: "/contacts", label: "Contacts", needs: "contacts:read" },
   { href: "/api-keys", label: "API keys", needs: "keys:read" },
   { href: "/webhooks", label: "Webhooks", needs: "webhooks:read" },
   { href: "/events", label: "Events", needs: "events:read" },

@@ -184,9 +184,17 @@ export const renderTemplate = defineContract({
   tag,
   summary: "Preview a template",
   description:
-    "Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a source that fails in the sandbox is a 400 too.",
+    "Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.",
   params,
-  body: z.strictObject({ version: z.number().int().min(1).optional(), variables: z.record(z.string(), z.unknown()).optional(), subject: z.string().min(1).max(MAX_SUBJECT_CHARS).optional() }),
+  body: z.strictObject({
+    version: z.number().int().min(1).optional(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+    subject: z.string().min(1).max(MAX_SUBJECT_CHARS).optional(),
+    draft: z
+      .strictObject({ source: templateSourceSchema, subject: versionInput.subject, variables: versionInput.variables })
+      .optional()
+      .describe("An unpublished version to render in place of a stored one (not with `version`)."),
+  }),
   example: { variables: { name: "Ada" } },
   idempotent: false,
   response: z.object({ templateId: z.uuid(), version: z.number().int(), subject: z.string().nullable(), html: z.string(), text: z.string().nullable() }),

@@ -266,6 +266,48 @@ export async function renderVersion(
   }
 }
 
-export async function renderTemplate(db: DbOrTx, principal: Principal, idOrSlug: string, input: { version?: number; variables?: Record<string, unknown>; subject?: string }) {
-  return renderVersion(db, principal.orgId, { idOrSlug, ...input });
+/** An unpublished version, rendered by a preview (the console editor) and never stored. */
+interface DraftInput {
+  source: string;
+  subject?: string;
+  variables?: Record<string, unknown> | null;
+}
+
+/**
+ * Renders a draft of the template's next version with the same checks as publishing (schema,
+ * subject template, compile) and the same sandbox as a send. Errors name `draft.source`,
+ * `draft.subject`, `draft.variables…` or the preview's own `variables.name`.
+ */
+async function renderDraft(db: DbOrTx, orgId: string, idOrSlug: string, draft: DraftInput, input: { variables?: Record<string, unknown>; subject?: string }): Promise<RenderedTemplate> {
+  const row = await findTemplate(db, orgId, idOrSlug);
+  let schema: RootVariableSchema | null;
+  let props: Record<string, unknown>;
+  try {
+    schema = parseVariableSchema(draft.variables ?? null, "draft.variables");
+    if (draft.subject !== undefined) parseSubjectTemplate(draft.subject, "draft.subject");
+    props = validateVariables(schema, input.variables ?? {}, "variables");
+  } catch (err) {
+    return templateFailure(err);
+  }
+  const subject = input.subject ?? (draft.subject ? renderSubject(draft.subject, props) : null);
+  try {
+    const out = await renderReact({ tenant: `org:${orgId}`, source: draft.source, props, param: "draft" });
+    return { templateId: row.id, version: row.latestVersion + 1, subject, html: out.html, text: out.text };
+  } catch (err) {
+    return templateFailure(err);
+  }
+}
+
+export async function renderTemplate(
+  db: DbOrTx,
+  principal: Principal,
+  idOrSlug: string,
+  input: { version?: number; variables?: Record<string, unknown>; subject?: string; draft?: DraftInput },
+) {
+  const { draft, ...rest } = input;
+  if (draft) {
+    if (rest.version !== undefined) throw invalidRequest("Give either version or draft, not both.", "version");
+    return renderDraft(db, principal.orgId, idOrSlug, draft, rest);
+  }
+  return renderVersion(db, principal.orgId, { idOrSlug, ...rest });
 }

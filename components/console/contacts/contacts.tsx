@@ -1,0 +1,157 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { addHandleAction, createContactAction, deleteContactAction, removeHandleAction, updateHandleAction } from "@/lib/console/actions/contacts";
+import { Button, Field, FormError, Select, useAction } from "../form";
+import { ErrorNotice } from "../ui";
+
+/** The channels a handle can be added for here; postal handles need an address form (the API takes them). */
+export const FORM_CHANNELS = ["email", "a2a", "sms", "phone", "telegram", "slack"] as const;
+const VALUE_HINT: Record<(typeof FORM_CHANNELS)[number], string> = {
+  email: "ada@example.com",
+  a2a: "agent@svc.localhost",
+  sms: "+14155550100",
+  phone: "+14155550100",
+  telegram: "@username",
+  slack: "U012ABCDEF",
+};
+
+/** A new contact with an optional first handle (primary); opens the contact. */
+export function NewContactForm() {
+  const router = useRouter();
+  const [channel, setChannel] = useState<(typeof FORM_CHANNELS)[number]>("email");
+  const create = useAction(createContactAction, { refresh: false, onSuccess: (data) => router.push(`/contacts/${data.id}`) });
+  const handleError = create.failure ? Object.entries(create.failure.fields).find(([k]) => k.startsWith("handles"))?.[1] : undefined;
+  return (
+    <form
+      aria-label="New contact"
+      noValidate
+      className="grid gap-3 sm:grid-cols-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        const str = (k: string) => (typeof data.get(k) === "string" ? (data.get(k) as string).trim() : "");
+        create.mutate({
+          displayName: str("displayName"),
+          ...(str("alias") ? { alias: str("alias") } : {}),
+          kind: str("kind") || "person",
+          ...(str("value") ? { handles: [{ channel, value: str("value"), isPrimary: true }] } : {}),
+        });
+      }}
+    >
+      <Field label="Name" name="displayName" required maxLength={200} error={create.fieldError("displayName")} placeholder="Ada Lovelace" />
+      <Field label="Alias (optional)" name="alias" maxLength={64} error={create.fieldError("alias")} hint="Sends can address the contact as @alias." />
+      <Select label="Kind" name="kind" defaultValue="person">
+        <option value="person">person</option>
+        <option value="agent">agent</option>
+      </Select>
+      <Select label="First handle's channel" name="channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}>
+        {FORM_CHANNELS.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </Select>
+      <div className="sm:col-span-2">
+        <Field label="First handle (optional)" name="value" maxLength={500} placeholder={VALUE_HINT[channel]} error={handleError} />
+      </div>
+      <div className="space-y-3 sm:col-span-2">
+        <Button pending={create.isPending}>Create contact</Button>
+        <FormError failure={create.failure} />
+      </div>
+    </form>
+  );
+}
+
+/** Adds a handle to a contact. */
+export function AddHandleForm({ contactId }: { contactId: string }) {
+  const [channel, setChannel] = useState<(typeof FORM_CHANNELS)[number]>("email");
+  const add = useAction(addHandleAction);
+  return (
+    <form
+      aria-label="Add a handle"
+      noValidate
+      className="grid gap-3 sm:grid-cols-[10rem_1fr_10rem]"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const form = e.currentTarget;
+        const data = new FormData(form);
+        const text = (k: string) => {
+          const v = data.get(k);
+          return typeof v === "string" ? v.trim() : "";
+        };
+        const label = text("label");
+        add.mutate(
+          { contactRef: contactId, channel, value: text("value"), ...(label ? { label } : {}), isPrimary: data.get("isPrimary") === "true" },
+          { onSuccess: () => form.reset() },
+        );
+      }}
+    >
+      <Select label="Channel" name="channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}>
+        {FORM_CHANNELS.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </Select>
+      <Field label="Value" name="value" required maxLength={500} placeholder={VALUE_HINT[channel]} error={add.fieldError("value")} />
+      <Field label="Label (optional)" name="label" maxLength={100} placeholder="work" error={add.fieldError("label")} />
+      <label className="flex items-center gap-2 text-sm sm:col-span-3">
+        <input type="checkbox" name="isPrimary" value="true" /> Make it the primary {channel} handle
+      </label>
+      <div className="space-y-3 sm:col-span-3">
+        <Button pending={add.isPending}>Add handle</Button>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">Postal addresses are added through the API (they need the address fields).</p>
+        <FormError failure={add.failure} />
+      </div>
+    </form>
+  );
+}
+
+/** Make primary and Remove on a handle's row. */
+export function HandleActions({ contactId, handleId, value, isPrimary }: { contactId: string; handleId: string; value: string; isPrimary: boolean }) {
+  const primary = useAction(updateHandleAction);
+  const remove = useAction(removeHandleAction);
+  const failure = primary.failure ?? remove.failure;
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      {!isPrimary ? (
+        <Button variant="secondary" pending={primary.isPending} onClick={() => primary.mutate({ contactRef: contactId, handleId, isPrimary: true })} aria-label={`Make ${value} primary`}>
+          Make primary
+        </Button>
+      ) : null}
+      <Button
+        variant="secondary"
+        pending={remove.isPending}
+        aria-label={`Remove ${value}`}
+        onClick={() => {
+          if (confirm(`Remove ${value} from this contact?`)) remove.mutate({ contactRef: contactId, handleId });
+        }}
+      >
+        Remove
+      </Button>
+      {failure ? <ErrorNotice>{failure.message}</ErrorNotice> : null}
+    </span>
+  );
+}
+
+/** Deletes the contact and its handles; back to the list. */
+export function DeleteContactButton({ contactId, name }: { contactId: string; name: string }) {
+  const router = useRouter();
+  const remove = useAction(deleteContactAction, { refresh: false, onSuccess: () => router.push("/contacts") });
+  return (
+    <span className="flex flex-col items-end gap-1">
+      <Button
+        variant="danger"
+        pending={remove.isPending}
+        onClick={() => {
+          if (confirm(`Delete ${name} and their handles? Messages stay.`)) remove.mutate({ contactRef: contactId });
+        }}
+      >
+        Delete contact
+      </Button>
+      {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
+    </span>
+  );
+}
