@@ -178,6 +178,18 @@ const schema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
+  /** Agent reputation (rolling 24 hours, recipient-denominated): bounce rate at which an agent is throttled. */
+  REPUTATION_THROTTLE_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
+  /** Bounce rate at which an agent is quarantined (its sends refused until an operator clears it). */
+  REPUTATION_QUARANTINE_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  /** Complaint rate at which an agent is throttled. */
+  REPUTATION_THROTTLE_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.001),
+  /** Complaint rate at which an agent is quarantined. */
+  REPUTATION_QUARANTINE_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.005),
+  /** Recipients an agent must have sent to in the window before its rates are judged. */
+  REPUTATION_MIN_SENDS: z.coerce.number().int().min(1).default(20),
+  /** Sends per rolling hour a throttled agent may make (more are 429 `rate_limited`). */
+  REPUTATION_THROTTLED_SENDS_PER_HOUR: z.coerce.number().int().min(0).default(20),
   /** The region this deployment keeps its data in: audit export manifests and `GET /v1/compliance/residency` name it. */
   DATA_REGION: z.string().trim().min(1).max(64).default("local"),
   /** The data-residency posture `GET /v1/compliance/residency` states (unset: DATA_REGION). */

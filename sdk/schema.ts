@@ -76,6 +76,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agentId}/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's reputation
+         * @description Rolling 24-hour bounce and complaint rates of the agent's sends (per recipient) and its state: `healthy`; `throttled` (a rate over its throttle threshold: sends per hour capped, more are 429); `quarantined` (over a quarantine threshold: sends refused with 403 until cleared; it does not lift by itself); `review` (cleared by an operator: only outcomes since the clear count, judged as usual after a full window).
+         */
+        get: operations["getAgentReputation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/reputation/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear an agent's reputation
+         * @description After the cause is fixed: outcomes before now stop counting and the agent may send again, in `review` (or `healthy` if it was). With `overrideLocked: true` the state is set `healthy` and locked there whatever the rates, until a clear without it.
+         */
+        post: operations["clearAgentReputation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/jwks": {
         parameters: {
             query?: never;
@@ -88,6 +128,26 @@ export interface paths {
          * @description Every active public signing key of this deployment: each agent passport's key (active and suspended agents; a revoked agent's key is withdrawn) and the service's own artifact-signing key (audit export manifests, deletion certificates). `kid` is the RFC 7638 thumbprint. Verify a provenance token's JWS or a signed artifact against these with any Ed25519 implementation.
          */
         get: operations["getAgentsJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reputation of every agent (fleet list)
+         * @description Every agent of the organization, oldest first, evaluated now.
+         */
+        get: operations["listAgentReputation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2381,6 +2441,280 @@ export interface operations {
             };
         };
     };
+    getAgentReputation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An agent's reputation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        lastEvaluatedAt: string | null;
+                        lastReason: string | null;
+                        lastTrippedAt: string | null;
+                        /** @description Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it. */
+                        overrideLocked: boolean;
+                        /** @description Per recipient sent to in the window. */
+                        rates: {
+                            bounceRate: number;
+                            complaintRate: number;
+                        };
+                        /** @description False when quarantined (sends made as the agent are refused), or when the passport is not active. */
+                        shouldSend: boolean;
+                        /** @enum {string} */
+                        state: "healthy" | "throttled" | "quarantined" | "review";
+                        /** @description From the deployment's configuration (REPUTATION_* environment variables). */
+                        thresholds: {
+                            /** @description Recipients sent to in the window before the rates are judged. */
+                            minSends: number;
+                            quarantineBounceRate: number;
+                            quarantineComplaintRate: number;
+                            throttleBounceRate: number;
+                            throttleComplaintRate: number;
+                            /** @description Sends per rolling hour a throttled agent may make. */
+                            throttledSendsPerHour: number;
+                        };
+                        /** @enum {string} */
+                        verdict: "allow" | "throttle" | "block" | "review";
+                        /** @description The rolling window (24 hours, or since the last clear): recipients sent to, hard bounces, complaints. */
+                        window: {
+                            bounces: number;
+                            complaints: number;
+                            /** Format: date-time */
+                            from: string;
+                            hours: number;
+                            sends: number;
+                            /** Format: date-time */
+                            to: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearAgentReputation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overrideLocked": false,
+                 *       "reason": "List cleaned of stale addresses."
+                 *     }
+                 */
+                "application/json": {
+                    /** @default false */
+                    overrideLocked?: boolean;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Clear an agent's reputation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        overrideLocked: boolean;
+                        reputation: {
+                            agentId: string;
+                            lastEvaluatedAt: string | null;
+                            lastReason: string | null;
+                            lastTrippedAt: string | null;
+                            /** @description Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it. */
+                            overrideLocked: boolean;
+                            /** @description Per recipient sent to in the window. */
+                            rates: {
+                                bounceRate: number;
+                                complaintRate: number;
+                            };
+                            /** @description False when quarantined (sends made as the agent are refused), or when the passport is not active. */
+                            shouldSend: boolean;
+                            /** @enum {string} */
+                            state: "healthy" | "throttled" | "quarantined" | "review";
+                            /** @description From the deployment's configuration (REPUTATION_* environment variables). */
+                            thresholds: {
+                                /** @description Recipients sent to in the window before the rates are judged. */
+                                minSends: number;
+                                quarantineBounceRate: number;
+                                quarantineComplaintRate: number;
+                                throttleBounceRate: number;
+                                throttleComplaintRate: number;
+                                /** @description Sends per rolling hour a throttled agent may make. */
+                                throttledSendsPerHour: number;
+                            };
+                            /** @enum {string} */
+                            verdict: "allow" | "throttle" | "block" | "review";
+                            /** @description The rolling window (24 hours, or since the last clear): recipients sent to, hard bounces, complaints. */
+                            window: {
+                                bounces: number;
+                                complaints: number;
+                                /** Format: date-time */
+                                from: string;
+                                hours: number;
+                                sends: number;
+                                /** Format: date-time */
+                                to: string;
+                            };
+                        } | null;
+                        shouldSend: boolean;
+                        /** @enum {string} */
+                        state: "healthy" | "throttled" | "quarantined" | "review";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgentsJwks: {
         parameters: {
             query?: never;
@@ -2414,6 +2748,127 @@ export interface operations {
             };
             /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentReputation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reputation of every agent (fleet list) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: {
+                            agentId: string;
+                            lastEvaluatedAt: string | null;
+                            lastReason: string | null;
+                            lastTrippedAt: string | null;
+                            /** @description Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it. */
+                            overrideLocked: boolean;
+                            /** @description Per recipient sent to in the window. */
+                            rates: {
+                                bounceRate: number;
+                                complaintRate: number;
+                            };
+                            /** @description False when quarantined (sends made as the agent are refused), or when the passport is not active. */
+                            shouldSend: boolean;
+                            /** @enum {string} */
+                            state: "healthy" | "throttled" | "quarantined" | "review";
+                            /** @description From the deployment's configuration (REPUTATION_* environment variables). */
+                            thresholds: {
+                                /** @description Recipients sent to in the window before the rates are judged. */
+                                minSends: number;
+                                quarantineBounceRate: number;
+                                quarantineComplaintRate: number;
+                                throttleBounceRate: number;
+                                throttleComplaintRate: number;
+                                /** @description Sends per rolling hour a throttled agent may make. */
+                                throttledSendsPerHour: number;
+                            };
+                            /** @enum {string} */
+                            verdict: "allow" | "throttle" | "block" | "review";
+                            /** @description The rolling window (24 hours, or since the last clear): recipients sent to, hard bounces, complaints. */
+                            window: {
+                                bounces: number;
+                                complaints: number;
+                                /** Format: date-time */
+                                from: string;
+                                hours: number;
+                                sends: number;
+                                /** Format: date-time */
+                                to: string;
+                            };
+                        }[];
+                        /** @description From the deployment's configuration (REPUTATION_* environment variables). */
+                        thresholds: {
+                            /** @description Recipients sent to in the window before the rates are judged. */
+                            minSends: number;
+                            quarantineBounceRate: number;
+                            quarantineComplaintRate: number;
+                            throttleBounceRate: number;
+                            throttleComplaintRate: number;
+                            /** @description Sends per rolling hour a throttled agent may make. */
+                            throttledSendsPerHour: number;
+                        };
+                        window: {
+                            hours: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

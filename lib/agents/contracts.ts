@@ -200,3 +200,69 @@ export const verifyAgentSignature = defineContract({
     bodyChecked: z.boolean().describe("Whether a body was given and its hash compared."),
   }),
 });
+
+const thresholdsSchema = z
+  .object({
+    throttleBounceRate: z.number(),
+    quarantineBounceRate: z.number(),
+    throttleComplaintRate: z.number(),
+    quarantineComplaintRate: z.number(),
+    minSends: z.number().int().describe("Recipients sent to in the window before the rates are judged."),
+    throttledSendsPerHour: z.number().int().describe("Sends per rolling hour a throttled agent may make."),
+  })
+  .describe("From the deployment's configuration (REPUTATION_* environment variables).");
+
+export const agentReputationSchema = z.object({
+  agentId: z.string(),
+  state: z.enum(["healthy", "throttled", "quarantined", "review"]),
+  verdict: z.enum(["allow", "throttle", "block", "review"]),
+  shouldSend: z.boolean().describe("False when quarantined (sends made as the agent are refused), or when the passport is not active."),
+  window: z
+    .object({ hours: z.number().int(), from: isoDate, to: isoDate, sends: z.number().int(), bounces: z.number().int(), complaints: z.number().int() })
+    .describe("The rolling window (24 hours, or since the last clear): recipients sent to, hard bounces, complaints."),
+  rates: z.object({ bounceRate: z.number(), complaintRate: z.number() }).describe("Per recipient sent to in the window."),
+  thresholds: thresholdsSchema,
+  lastReason: z.string().nullable(),
+  lastTrippedAt: isoDate.nullable(),
+  lastEvaluatedAt: isoDate.nullable(),
+  overrideLocked: z.boolean().describe("Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it."),
+});
+
+export const listAgentReputation = defineContract({
+  id: "listAgentReputation",
+  method: "GET",
+  path: "/v1/agents/reputation",
+  access: "agents:read",
+  tag,
+  summary: "Reputation of every agent (fleet list)",
+  description: "Every agent of the organization, oldest first, evaluated now.",
+  response: z.object({ window: z.object({ hours: z.number().int() }), thresholds: thresholdsSchema, agents: z.array(agentReputationSchema) }),
+});
+
+export const getAgentReputation = defineContract({
+  id: "getAgentReputation",
+  method: "GET",
+  path: "/v1/agents/{agentId}/reputation",
+  access: "agents:read",
+  tag,
+  summary: "An agent's reputation",
+  description:
+    "Rolling 24-hour bounce and complaint rates of the agent's sends (per recipient) and its state: `healthy`; `throttled` (a rate over its throttle threshold: sends per hour capped, more are 429); `quarantined` (over a quarantine threshold: sends refused with 403 until cleared; it does not lift by itself); `review` (cleared by an operator: only outcomes since the clear count, judged as usual after a full window).",
+  params,
+  response: agentReputationSchema,
+});
+
+export const clearAgentReputation = defineContract({
+  id: "clearAgentReputation",
+  method: "POST",
+  path: "/v1/agents/{agentId}/reputation/clear",
+  access: "agents:write",
+  tag,
+  summary: "Clear an agent's reputation",
+  description:
+    "After the cause is fixed: outcomes before now stop counting and the agent may send again, in `review` (or `healthy` if it was). With `overrideLocked: true` the state is set `healthy` and locked there whatever the rates, until a clear without it.",
+  params,
+  body: z.strictObject({ overrideLocked: z.boolean().default(false), reason: z.string().trim().min(1).max(500).optional() }),
+  example: { overrideLocked: false, reason: "List cleaned of stale addresses." },
+  response: z.object({ agentId: z.string(), state: z.enum(["healthy", "throttled", "quarantined", "review"]), shouldSend: z.boolean(), overrideLocked: z.boolean(), reputation: agentReputationSchema.nullable() }),
+});

@@ -1,6 +1,7 @@
 import { defineOperation } from "@/lib/core/operation";
 import * as c from "./contracts";
 import * as agents from "./service";
+import { clearReputation, getReputation, listReputation } from "./reputation";
 import { agentsJwks, verifySignature } from "./verify";
 
 export const listAgents = defineOperation(c.listAgents, ({ db, principal, query }) => agents.listAgents(db, principal, query));
@@ -14,3 +15,6 @@ export const verifyAgentSignature = defineOperation(c.verifyAgentSignature, ({ d
   audit: { none: "verification reads and changes nothing" },
   surfaces: { http: true, mcp: false, cli: true },
 });
+export const listAgentReputation = defineOperation(c.listAgentReputation, ({ db, principal }) => listReputation(db, principal));
+export const getAgentReputation = defineOperation(c.getAgentReputation, ({ db, principal, params }) => getReputation(db, principal, params.agentId));
+export const clearAgentReputation = defineOperation(c.clearAgentReputation, ({ db, principal, params, body }) => clearReputation(db, principal, params.agentId, body));

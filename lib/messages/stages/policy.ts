@@ -3,6 +3,7 @@ import type { Db, DbOrTx } from "@/db";
 import { suppressions } from "@/db/schema";
 import { mayUseInbox } from "@/lib/auth/principal";
 import { invalidRequest, notPermitted } from "@/lib/core/errors";
+import { refuseByReputation } from "@/lib/agents/reputation";
 import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/service";
 import { checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
@@ -55,13 +56,15 @@ export type BudgetMode = "accept" | "dry" | "fire";
  * Stage 4: whether this send may go — the inbox and the key, the agent it is made as, the
  * channel's own rules, recipients who complained (refused unless `ignoreComplaints`; warned about
  * otherwise), and the budgets the send falls under (`lib/budgets/enforce.ts`: checked here,
- * reserved exactly in the store stage's transaction). Reputation will plug in here.
+ * reserved exactly in the store stage's transaction), and the agent's reputation (lib/agents/reputation.ts).
  * `opts.agentId`: the agent a scheduled send was accepted as (its row's), instead of the bindings'
  * answer now.
  */
 export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "accept", opts: { agentId?: string | null } = {}): Promise<ApprovedSend> {
   refuseInbox(r);
   const agent = await sendingAgent(db, r, opts.agentId);
+  // The agent's reputation: quarantined → 403, throttled → sends per hour capped (429).
+  if (agent) await refuseByReputation(db, agent);
   r.channel.validate(r);
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
