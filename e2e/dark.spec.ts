@@ -7,7 +7,7 @@ import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
  */
 test.use({ storageState: OWNER_STATE });
 
-const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts"];
+const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/agents"];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
   for (const path of [...PAGES, ...(await detailPages(page.request))]) {
