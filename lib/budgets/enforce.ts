@@ -94,8 +94,11 @@ function usageScope(b: BudgetRow): SQL {
   return and(org, or(eq(sendUsage.agentId, b.scopeKey), eq(sendUsage.apiKeyId, b.scopeKey))) as SQL;
 }
 
-/** A budget's usage now: recipients in the rolling windows, the account's complaint, its spend. */
-export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date()): Promise<BudgetUsage> {
+/**
+ * A budget's usage now: recipients in the rolling windows, the account's complaint, its spend.
+ * `forSend`: only what a send's check reads (the complaint when the budget stops on one; no spend).
+ */
+export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), opts: { forSend?: boolean } = {}): Promise<BudgetUsage> {
   const dayAgo = new Date(now.getTime() - DAY);
   const hourAgo = new Date(now.getTime() - HOUR);
   const [sends] = await db
@@ -105,13 +108,16 @@ export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date()):
     })
     .from(sendUsage)
     .where(and(usageScope(b), gt(sendUsage.createdAt, dayAgo)));
-  const [complaint] = await db
-    .select({ one: sql<number>`1` })
-    .from(suppressions)
-    .where(and(eq(suppressions.orgId, b.orgId), eq(suppressions.reason, "complaint")))
-    .limit(1);
+  const needsComplaint = !opts.forSend || (b.limits as { hardStopOnComplaint?: unknown } | null)?.hardStopOnComplaint === true;
+  const [complaint] = needsComplaint
+    ? await db
+        .select({ one: sql<number>`1` })
+        .from(suppressions)
+        .where(and(eq(suppressions.orgId, b.orgId), eq(suppressions.reason, "complaint")))
+        .limit(1)
+    : [];
   let spent = 0;
-  if (b.scope === "account") {
+  if (b.scope === "account" && !opts.forSend) {
     const [row] = await db
       .select({ cents: sql<string>`coalesce(sum(${spendHolds.amountCents}), 0)` })
       .from(spendHolds)
@@ -155,7 +161,7 @@ export async function checkSendBudgets(db: Db, subject: BudgetSubject, recipient
   const now = opts.now ?? new Date();
   const found = await budgetsOf(db, subject, false);
   for (const b of found) {
-    const usage = await usageOf(db, b, now);
+    const usage = await usageOf(db, b, now, { forSend: true });
     const trip = opts.mode === "fire" ? complaintTrip(b, usage, recipients, inboxId) : sendTrip(b, usage, recipients, inboxId);
     if (trip) {
       const err = new BudgetTripped(trip);
@@ -181,7 +187,7 @@ function complaintTrip(b: BudgetRow, usage: BudgetUsage, recipients: number, inb
 export async function reserveSend(tx: DbOrTx, plan: SendBudgetPlan, messageId: string, now: Date = new Date()): Promise<void> {
   if (plan.budgeted) {
     for (const b of await budgetsOf(tx, plan.subject, true)) {
-      const trip = sendTrip(b, await usageOf(tx, b, now), plan.recipients, plan.inboxId);
+      const trip = sendTrip(b, await usageOf(tx, b, now, { forSend: true }), plan.recipients, plan.inboxId);
       if (trip) throw new BudgetTripped(trip);
     }
   }
@@ -207,10 +213,14 @@ export function tripData(trip: BudgetTrip) {
   };
 }
 
-/** `budget.tripped` in the ledger (and so to webhooks), in a transaction of its own: the refused work rolled back. */
+/**
+ * `budget.tripped` in the ledger (and so to webhooks), in a transaction of its own: the refused
+ * work rolled back. The event's usage is read in full again (the check read only what it needed).
+ */
 export async function recordTrip(db: Db, trip: BudgetTrip): Promise<void> {
+  const full = { ...trip, usage: await usageOf(db, trip.budget) };
   await db.transaction((tx) =>
-    appendEvent(tx, { orgId: trip.budget.orgId, type: "budget.tripped", partitionKey: `budget:${trip.budget.id}`, inboxId: trip.inboxId, data: tripData(trip) }),
+    appendEvent(tx, { orgId: trip.budget.orgId, type: "budget.tripped", partitionKey: `budget:${trip.budget.id}`, inboxId: trip.inboxId, data: tripData(full) }),
   );
 }
 
