@@ -94,10 +94,10 @@ test("contacts: create, handles, primary, search, history", async ({ page }) => 
   await expect(handles.getByRole("row", { name: /grace@example\.com/ })).toHaveCount(0);
 
   await page.goto("/contacts");
-  await page.getByLabel("Search").fill("navy");
+  await page.getByRole("searchbox", { name: "Search" }).fill("navy");
   await expect(page).toHaveURL(/q=navy/);
   await expect(page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Grace Hopper" })).toBeVisible();
-  await page.getByLabel("Search").fill("nobody-matches-this");
+  await page.getByRole("searchbox", { name: "Search" }).fill("nobody-matches-this");
   await expect(page.getByText("No contacts match “nobody-matches-this”")).toBeVisible();
   await expectAccessible(page, "the contacts page");
 });
