@@ -1,6 +1,7 @@
 import account from "@/lib/account/manifest";
 import agents from "@/lib/agents/manifest";
 import apiKeys from "@/lib/api-keys/manifest";
+import audiences from "@/lib/audiences/manifest";
 import audit from "@/lib/audit/manifest";
 import contacts from "@/lib/contacts/manifest";
 import buckets from "@/lib/buckets/manifest";
@@ -26,7 +27,7 @@ import webhooks from "@/lib/webhooks/manifest";
  * security suite and fuzz tests, the console's actions, and later the MCP tools, the CLI commands
  * and the Inngest function list (`FUNCTIONS`, from each manifest's `functions`).
  */
-export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, contacts, agents, budgets, compliance, events, webhooks, buckets, providers, meta];
+export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, contacts, audiences, agents, budgets, compliance, events, webhooks, buckets, providers, meta];
 
 /** Every operation of every domain, in domain order. */
 export const OPERATIONS: readonly AnyOperation[] = DOMAINS.flatMap((d) => d.operations);

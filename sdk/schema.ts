@@ -298,6 +298,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audiences
+         * @description The organization's audiences, newest first, with their member counts.
+         */
+        get: operations["listAudiences"];
+        put?: never;
+        /** Create an audience */
+        post: operations["createAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an audience with its members
+         * @description Members newest first, a page at a time (`limit` 1–100, default 100; `cursor` from `pagination.nextCursor`); `status` filters.
+         */
+        get: operations["getAudience"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an audience
+         * @description Deletes the audience, its members and its broadcasts' progress records; messages already sent stay.
+         */
+        delete: operations["deleteAudience"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add members
+         * @description 1–2,000 members by address or contact reference. Duplicates (in the request or already members) are merged; `imported` counts the new members. An existing member is left as it is — an unsubscribed member stays unsubscribed.
+         */
+        post: operations["addAudienceMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member */
+        delete: operations["removeAudienceMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast to an audience
+         * @description Answers 202 at once and sends one message per active member on the workflow engine. The body (`text`/`html`, `react` or `template`) is rendered once, now; the members are those of the audience now. Each member's message carries `List-Unsubscribe` and one-click `List-Unsubscribe-Post` (RFC 8058). Per-member idempotency key `{idempotencyKey}:{address}` (the base derives from the organization, audience and body when omitted), so a repeated broadcast never reaches a member twice. Suppressed and complained addresses are skipped unless `ignoreComplaints`. Per-recipient fields (`to`, `cc`, `bcc`, `contactId`, `channel`, `sendAt`, `inReplyTo`, `references`, `replyToMessageId`, `dryRun`, `buttons`, `telegram`) are 400.
+         */
+        post: operations["sendBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit-logs": {
         parameters: {
             query?: never;
@@ -330,6 +432,23 @@ export interface paths {
          * @description The organization's hash-chained audit rows in chain order, up to 5000 per page, with a signed manifest (a SignedArtifact verifiable against `GET /v1/agents/jwks`). `from`/`to` bound `createdAt` (inclusive); `cursor` is the previous page's `pagination.nextCursor` (rows with a greater `chainSeq`). `format` `ndjson` is reserved: only JSON is emitted. Verify offline with `npm run svc -- compliance verify <file>`.
          */
         get: operations["exportAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{broadcastId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a broadcast's progress */
+        get: operations["getBroadcast"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3840,6 +3959,811 @@ export interface operations {
             };
         };
     };
+    listAudiences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List audiences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        audiences: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            memberCount: number | null;
+                            name: string;
+                            /** @constant */
+                            object: "audience";
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAudience: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Newsletter",
+                 *       "description": "Monthly product news"
+                 *     }
+                 */
+                "application/json": {
+                    description?: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create an audience */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            memberCount: number | null;
+                            name: string;
+                            /** @constant */
+                            object: "audience";
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAudience: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "active" | "unsubscribed";
+            };
+            header?: never;
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an audience with its members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            memberCount: number | null;
+                            name: string;
+                            /** @constant */
+                            object: "audience";
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        members: {
+                            /** Format: uuid */
+                            audienceId: string;
+                            contactId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string | null;
+                            /** @constant */
+                            object: "audience_member";
+                            source: string;
+                            /** @enum {string} */
+                            status: "active" | "unsubscribed";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAudience: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete an audience */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addAudienceMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "members": [
+                 *         {
+                 *           "email": "ada@example.com",
+                 *           "name": "Ada"
+                 *         },
+                 *         {
+                 *           "contact": "@bob"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    members: {
+                        /** @description A contact reference: the member's address is its primary email handle. */
+                        contact?: string;
+                        /** @description An address, or a contact reference (`@alias`, `contact:<id>`, `@me`). */
+                        email?: string;
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        name?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Add members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        audienceId: string;
+                        imported: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeAudienceMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                audienceId: string;
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove a member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendBroadcast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inboxId": "01930000-0000-7000-8000-000000000000",
+                 *       "subject": "News",
+                 *       "text": "Hello from us"
+                 *     }
+                 */
+                "application/json": {
+                    attachments?: {
+                        /** @description The file's bytes, base64 (8 MiB per file and in total). */
+                        contentBase64?: string;
+                        /** @description Default `application/octet-stream`; overrides the object's type for `objectId`. */
+                        contentType?: string;
+                        /**
+                         * @description `attachment` (default) attaches the file. `link` (objects only) attaches nothing and never edits the body: `text` or `html` must carry an open share link of the object (else 400). `auto` attaches the object while it fits in the 24 MiB, otherwise it goes by link like `link` (no link in the body: 413).
+                         * @enum {string}
+                         */
+                        delivery?: "attachment" | "link" | "auto";
+                        /** @description Required inline; overrides the object's name for `objectId`. */
+                        filename?: string;
+                        /** @description An object of one of the organization's buckets, fetched server-side; only a clean (or trusted skipped) object: 409 while its scan runs, 403 when infected. Stored files and inline ones together over 24 MiB: 413. */
+                        objectId?: string;
+                    }[];
+                    bcc?: unknown;
+                    buttons?: unknown;
+                    cc?: unknown;
+                    channel?: unknown;
+                    contactId?: unknown;
+                    dryRun?: unknown;
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    html?: string;
+                    idempotencyKey?: string;
+                    ignoreComplaints?: boolean;
+                    /** Format: uuid */
+                    inboxId: string;
+                    inReplyTo?: unknown;
+                    react?: {
+                        /** @description The component's props (at most 32 KiB serialized). */
+                        props?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only. */
+                        source: string;
+                    };
+                    references?: unknown;
+                    /** Format: email */
+                    replyTo?: string;
+                    replyToMessageId?: unknown;
+                    sendAt?: unknown;
+                    subject?: string;
+                    tags?: {
+                        [key: string]: string;
+                    };
+                    telegram?: unknown;
+                    template?: {
+                        /** @description Template UUID or slug. */
+                        id: string;
+                        /** @description Validated against the pinned version's variable schema (at most 32 KiB serialized). */
+                        variables?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Omit for the template's current version (pinned when the request is accepted); an archived template needs one. */
+                        version?: number;
+                    };
+                    text?: string;
+                    to?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Broadcast to an audience */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        audienceId: string;
+                        id: string;
+                        /** @constant */
+                        object: "broadcast";
+                        /** @constant */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAuditLogs: {
         parameters: {
             query?: {
@@ -4035,6 +4959,117 @@ export interface operations {
             };
             /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `bcast_…` (or its uuid) */
+                broadcastId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a broadcast's progress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        broadcast: {
+                            /** Format: uuid */
+                            audienceId: string;
+                            completedAt: string | null;
+                            counts: {
+                                failed: number;
+                                /** @description Members whose message is not final yet. */
+                                pending: number;
+                                sent: number;
+                                /** @description Members skipped: suppressed or complained (unless ignoreComplaints), or unsubscribed since. */
+                                suppressed: number;
+                                /** @description Active members in the snapshot taken when the broadcast was queued. */
+                                total: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description `bcast_…` */
+                            id: string;
+                            /** Format: uuid */
+                            inboxId: string;
+                            /** @constant */
+                            object: "broadcast";
+                            /**
+                             * @description `queued` until members are being made into messages, `sending` while any is made or queued for its transport, `completed` when every member's message is final.
+                             * @enum {string}
+                             */
+                            status: "queued" | "sending" | "completed";
+                            template: {
+                                /** Format: uuid */
+                                id: string;
+                                version: number;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -21,6 +21,14 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   agentId: async (org) => (await newAgent(org)).agentId,
   handleId: async (org) => (await newContact(org)).handles[0]?.id ?? "",
   idOrSlug: async (org) => (await newTemplate(org)).id,
+  audienceId: async (org) => (await newAudience(org)).id,
+  memberId: async (org) => (await newAudience(org, ["member@example.com"])).memberIds[0] ?? "",
+  broadcastId: async (org) => {
+    const audience = await newAudience(org);
+    const inbox = await newInbox(org);
+    const res = await call("POST", `/v1/audiences/${audience.id}/send`, { key: org.secret, body: { inboxId: inbox.id, subject: "News", text: "x" } });
+    return res.body.id as string;
+  },
   version: async () => "1",
   bucketId: (org) => defaultBucketId(org),
   objectId: async (org) => (await uploadObject(org)).objectId,
@@ -42,6 +50,17 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
     return res.body.domain.id as string;
   },
 };
+
+/** An audience with these members (by address). */
+export async function newAudience(org: TestOrg, emails: string[] = []): Promise<{ id: string; memberIds: string[] }> {
+  const res = await call("POST", "/v1/audiences", { key: org.secret, body: { name: `List ${Math.random().toString(36).slice(2, 8)}` } });
+  if (res.status !== 200) throw new Error(`audience: ${res.status} ${JSON.stringify(res.body)}`);
+  const id = res.body.list.id as string;
+  if (emails.length === 0) return { id, memberIds: [] };
+  await call("POST", `/v1/audiences/${id}/members`, { key: org.secret, body: { members: emails.map((email) => ({ email })) } });
+  const detail = await call("GET", `/v1/audiences/${id}`, { key: org.secret });
+  return { id, memberIds: (detail.body.members as { id: string }[]).map((m) => m.id) };
+}
 
 /** A person with one primary email handle. */
 export async function newContact(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; alias: string | null; handles: { id: string; value: string }[] }> {

@@ -20,3 +20,4 @@ export * from "./fanout";
 export * from "./agents";
 export * from "./budgets";
 export * from "./compliance";
+export * from "./audiences";

@@ -5,6 +5,7 @@ import { DELIVERY_STATUS_SQL, DELIVERY_STATUSES } from "../../lib/messages/deliv
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { domains } from "./domains";
 import { organizations } from "./organizations";
+import { contacts } from "./contacts";
 
 export const INBOX_MODES = ["agent", "human", "hybrid"] as const;
 export const INBOX_STATUSES = ["active", "paused", "deleted"] as const;
@@ -84,6 +85,10 @@ export const messages = pgTable(
     idempotencyKey: text(),
     /** The agent passport (agents.id) an outbound message was sent and signed as; null otherwise. */
     agentId: uuid(),
+    /** The broadcast this message is a member's copy of (lib/audiences/broadcast.ts). */
+    broadcastId: uuid(),
+    /** Inbound: the contact whose handle is the sender's address, when one matched on receipt. */
+    contactId: uuid().references(() => contacts.id, { onDelete: "set null" }),
     sizeBytes: bigint({ mode: "number" }).notNull().default(0),
     scheduledAt: tstz(),
     sentAt: tstz(),
@@ -109,6 +114,9 @@ export const messages = pgTable(
     index("messages_agent_created_idx")
       .on(t.agentId, t.createdAt)
       .where(sql`${t.agentId} is not null`),
+    index("messages_broadcast_idx")
+      .on(t.broadcastId, t.status)
+      .where(sql`${t.broadcastId} is not null`),
   ],
 );
 

@@ -1,4 +1,6 @@
 import { getDb } from "@/db";
+// Registers the `broadcast` fan-out kind (its source and sink) with the primitive.
+import "@/lib/audiences/broadcast";
 import { applyChunk, type ChunkPlan, finishPlanning, PLAN_WINDOW, planAndSend } from "@/lib/workflows/fanout";
 import { events, inngest } from "../client";
 

@@ -120,11 +120,11 @@ export async function handleFor(db: DbOrTx, contactId: string, channel: HandleCh
  * on the first of `channels` it has one on. 404 naming `param` for no such contact, 400 when it has
  * no handle on those channels.
  */
-export async function contactAddress(db: DbOrTx, orgId: string, ref: string, channels: HandleChannel[], param: string): Promise<string> {
+export async function contactAddress(db: DbOrTx, orgId: string, ref: string, channels: HandleChannel[], param: string): Promise<{ contactId: string; address: string }> {
   const contact = await findContact(db, orgId, ref, param);
   for (const channel of channels) {
     const handle = await handleFor(db, contact.id, channel);
-    if (handle) return handle.value;
+    if (handle) return { contactId: contact.id, address: handle.value };
   }
   const name = contact.kind === "self" ? "@me" : contact.alias ? `@${contact.alias}` : contact.displayName;
   throw invalidRequest(`The contact ${name} has no ${channels.join(" or ")} address to send to.`, param);

@@ -54,9 +54,19 @@ export async function buildMime(input: MimeInput): Promise<Buffer> {
 }
 
 /** Prepends a DKIM-Signature (relaxed/relaxed, rsa-sha256) made with the domain's key. */
+/**
+ * The header fields DKIM signs: mailauth's defaults plus `List-Unsubscribe-Post`, which RFC 8058
+ * requires to be covered (with `List-Unsubscribe`) for one-click unsubscribe.
+ */
+const DKIM_SIGNED_HEADERS =
+  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:" +
+  "Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:" +
+  "List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive:BIMI-Selector";
+
 export async function signDkim(raw: Buffer, signer: DkimSigner): Promise<Buffer> {
   // mailauth reads `signatureData` (its bundled typings describe an older top-level shape).
   const options = {
+    headerList: DKIM_SIGNED_HEADERS,
     canonicalization: "relaxed/relaxed",
     algorithm: "rsa-sha256",
     signatureData: [{ signingDomain: signer.domain, selector: signer.selector, privateKey: signer.privateKey }],

@@ -94,7 +94,7 @@ export async function sendMessage(
 }
 
 /** A system principal acting in an organization (workflows re-running a validated request). */
-function systemPrincipal(orgId: string, userId: string): Principal {
+export function systemPrincipal(orgId: string, userId: string): Principal {
   return { orgId, userId, apiKeyId: null, scopes: new Set(), inboxIds: null, actor: "system:scheduler", ip: null, requestId: null };
 }
 

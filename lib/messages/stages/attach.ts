@@ -27,7 +27,7 @@ const MiB = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
  *   `link` without one is 400, `auto` without one 413 (it does not fit and has no link).
  * `filename` and `contentType` override the object's own.
  */
-export async function attachFiles(db: DbOrTx, a: ApprovedSend): Promise<AttachedSend> {
+export async function attachFiles<T extends Pick<ApprovedSend, "principal" | "attachments" | "text" | "html">>(db: DbOrTx, a: T): Promise<T & Pick<AttachedSend, "files" | "linked">> {
   const orgId = a.principal.orgId;
   const rows = new Map<string, ObjectRow>();
   for (const entry of a.attachments) {

@@ -1,11 +1,11 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { suppressions } from "@/db/schema";
-import { mayUseInbox } from "@/lib/auth/principal";
+import { mayUseInbox, type Principal } from "@/lib/auth/principal";
 import { invalidRequest, notPermitted } from "@/lib/core/errors";
 import { refuseByReputation } from "@/lib/agents/reputation";
 import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/service";
-import { checkSendBudgets } from "@/lib/budgets/enforce";
+import { type BudgetSubject, checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
 
 async function complaintWarnings(db: DbOrTx, orgId: string, recipients: string[]): Promise<SendWarning[]> {
@@ -37,12 +37,20 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
  * one it was accepted as, `agentId`). A suspended or revoked agent's send is refused: it would
  * otherwise leave unsigned.
  */
-async function sendingAgent(db: DbOrTx, r: RenderedSend, agentId: string | null | undefined) {
+export async function sendingAgent(db: DbOrTx, r: Pick<RenderedSend, "principal" | "inbox">, agentId: string | null | undefined) {
   const agent = agentId !== undefined ? (agentId ? await findAgentById(db, agentId) : null) : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
   if (agent && agent.status !== "active") {
     throw notPermitted(`This send is made as the agent ${agentPublicId(agent.id)}, which is ${agent.status}; bind the key or inbox elsewhere or unbind it.`, "inboxId");
   }
   return agent;
+}
+
+/**
+ * Whom a send counts against: the organization, the key, and the agent the send is made as; agent
+ * budgets also match the sending key itself (the spec's "api key id for key/agent").
+ */
+export function budgetSubjectOf(principal: Principal, agent: { id: string } | null): BudgetSubject {
+  return { orgId: principal.orgId, apiKeyId: principal.apiKeyId, agentIds: agent ? [agentPublicId(agent.id)] : [] };
 }
 
 /**
@@ -70,9 +78,7 @@ export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "a
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     throw invalidRequest(`Recipients who complained: ${warnings.map((w) => w.recipient).join(", ")}. Send with ignoreComplaints to override.`, "to");
   }
-  // Agent budgets match the agent the send is made as, and the sending key itself (the spec's
-  // "api key id for key/agent").
-  const subject = { orgId: r.principal.orgId, apiKeyId: r.principal.apiKeyId, agentIds: agent ? [agentPublicId(agent.id)] : [] };
+  const subject = budgetSubjectOf(r.principal, agent);
   const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, { mode: mode === "fire" ? "fire" : "accept", record: mode !== "dry" });
   return { ...r, warnings, budget, agent };
 }

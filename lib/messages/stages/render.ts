@@ -1,6 +1,7 @@
 import type { DbOrTx } from "@/db";
 import { renderReact } from "@/lib/templates/render";
 import { renderVersion, templateFailure } from "@/lib/templates/service";
+import type { SendMessageInput } from "../contracts";
 import type { RenderedSend, ResolvedSend } from "./draft";
 
 /**
@@ -11,21 +12,27 @@ import type { RenderedSend, ResolvedSend } from "./draft";
  * template sandbox (lib/templates/render) in the organization's own context.
  */
 export async function renderSend(db: DbOrTx, r: ResolvedSend): Promise<RenderedSend> {
-  const { input } = r;
+  return { ...r, ...(await renderBody(db, r.principal.orgId, r.input)) };
+}
+
+export type RenderedBody = Pick<RenderedSend, "subject" | "text" | "html" | "replyTo" | "template">;
+
+/** The body of a send (or of a broadcast, rendered once for every member). */
+export async function renderBody(db: DbOrTx, orgId: string, input: Pick<SendMessageInput, "subject" | "text" | "html" | "react" | "template" | "replyTo">): Promise<RenderedBody> {
   const replyTo = input.replyTo ?? null;
   if (input.template) {
     const t = input.template;
-    const out = await renderVersion(db, r.principal.orgId, { idOrSlug: t.id, version: t.version, variables: t.variables, subject: input.subject }, "template");
-    return { ...r, subject: out.subject ?? "", text: out.text, html: out.html, replyTo, template: { id: out.templateId, version: out.version } };
+    const out = await renderVersion(db, orgId, { idOrSlug: t.id, version: t.version, variables: t.variables, subject: input.subject }, "template");
+    return { subject: out.subject ?? "", text: out.text, html: out.html, replyTo, template: { id: out.templateId, version: out.version } };
   }
   if (input.react) {
     let out;
     try {
-      out = await renderReact({ tenant: `org:${r.principal.orgId}`, source: input.react.source, props: input.react.props, param: "react" });
+      out = await renderReact({ tenant: `org:${orgId}`, source: input.react.source, props: input.react.props, param: "react" });
     } catch (err) {
       return templateFailure(err);
     }
-    return { ...r, subject: input.subject ?? "", text: input.text ?? out.text, html: out.html, replyTo, template: null };
+    return { subject: input.subject ?? "", text: input.text ?? out.text, html: out.html, replyTo, template: null };
   }
-  return { ...r, subject: input.subject ?? "", text: input.text ?? null, html: input.html ?? null, replyTo, template: null };
+  return { subject: input.subject ?? "", text: input.text ?? null, html: input.html ?? null, replyTo, template: null };
 }

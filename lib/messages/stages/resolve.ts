@@ -25,7 +25,7 @@ export async function recipientsOf(db: DbOrTx, orgId: string, field: "to" | "cc"
   for (const [i, raw] of list.entries()) {
     const param = Array.isArray(value) ? `${field}[${i}]` : field;
     if (isContactRef(raw)) {
-      out.push(await contactAddress(db, orgId, raw, channels, param));
+      out.push((await contactAddress(db, orgId, raw, channels, param)).address);
       continue;
     }
     const address = raw.trim().toLowerCase();
@@ -71,7 +71,7 @@ export async function resolveSend(db: DbOrTx, principal: Principal, v: Validated
   const to = await recipientsOf(db, orgId, "to", v.input.to, channels);
   if (v.input.contactId) {
     const ref = isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`;
-    to.push(await contactAddress(db, orgId, ref, channels, "contactId"));
+    to.push((await contactAddress(db, orgId, ref, channels, "contactId")).address);
   }
   const cc = await recipientsOf(db, orgId, "cc", v.input.cc, channels);
   const bcc = await recipientsOf(db, orgId, "bcc", v.input.bcc, channels);
