@@ -8,6 +8,7 @@ import { findAgentById } from "@/lib/agents/service";
 import { channelAdapter } from "@/lib/channels";
 import { recordAudit } from "@/lib/core/audit";
 import { invalidRequest, notFound } from "@/lib/core/errors";
+import { env } from "@/lib/env";
 import { inboxesByAddress, findInbox } from "@/lib/inboxes/service";
 import type { SendMessageInput } from "@/lib/messages/contracts";
 import { systemPrincipal } from "@/lib/messages/send";
@@ -39,7 +40,6 @@ import { unsubscribeHeaders, unsubscribeSigner } from "./unsubscribe";
  */
 
 export const BROADCAST_KIND = "broadcast";
-const CHUNK_SIZE = 200;
 
 type BroadcastRow = typeof broadcasts.$inferSelect;
 type BroadcastBody = z.infer<typeof broadcastBody>;
@@ -124,7 +124,7 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
       .values({ orgId: principal.orgId, audienceId: audience.id, inboxId: inbox.id, content: { ...content }, idempotencyBase: base, total: Number(n?.n ?? 0), createdAt: snapshotAt })
       .returning();
     if (!stored) throw new Error("broadcast insert returned nothing");
-    const fanout = await startFanout(tx, { kind: BROADCAST_KIND, params: { broadcastId: stored.id }, chunkSize: CHUNK_SIZE });
+    const fanout = await startFanout(tx, { kind: BROADCAST_KIND, params: { broadcastId: stored.id }, chunkSize: env.BROADCAST_CHUNK_SIZE });
     await tx.update(broadcasts).set({ fanoutId: fanout.id }).where(eq(broadcasts.id, stored.id));
     await recordAudit(tx, principal, {
       orgId: principal.orgId,
