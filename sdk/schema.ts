@@ -1628,7 +1628,7 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description Every attempt, newest first: event, attempt number, status, response code, duration, error and a bounded response snippet.
+         * @description Every attempt, newest first: event, attempt number, status, response code, duration, error, the request as sent (headers with the signature, body up to 8,192 characters) and the response (headers, the first 1,024 characters of the body).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -14904,6 +14904,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             replay: boolean;
+                            request: {
+                                body: string;
+                                bodyTruncated: boolean;
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @constant */
+                                method: "POST";
+                                url: string;
+                            } | null;
+                            responseHeaders: {
+                                [key: string]: string;
+                            } | null;
                             responseSnippet: string | null;
                             responseStatus: number | null;
                             /** @enum {string} */
@@ -15467,6 +15480,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             replay: boolean;
+                            request: {
+                                body: string;
+                                bodyTruncated: boolean;
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @constant */
+                                method: "POST";
+                                url: string;
+                            } | null;
+                            responseHeaders: {
+                                [key: string]: string;
+                            } | null;
                             responseSnippet: string | null;
                             responseStatus: number | null;
                             /** @enum {string} */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { organizations } from "./organizations";
 
@@ -37,6 +37,16 @@ const webhookRef = () =>
     .notNull()
     .references(() => webhooks.id, { onDelete: "cascade" });
 
+/** What a delivery attempt sent, as the delivery log keeps it. */
+export interface AttemptRequest {
+  method: "POST";
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** True when `body` was cut at the stored limit (the receiver got all of it). */
+  bodyTruncated: boolean;
+}
+
 /** One row per delivery attempt (the delivery log). */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
@@ -52,6 +62,11 @@ export const webhookDeliveries = pgTable(
     durationMs: integer(),
     error: text(),
     responseSnippet: text(),
+    /** What was sent (lib/webhooks/deliver.ts `AttemptRequest`): the headers, signature included (never
+     * the secret), and the body up to REQUEST_BODY_LIMIT characters. Null: no request was made. */
+    request: jsonb().$type<AttemptRequest>(),
+    /** The receiver's response headers (bounded: RESPONSE_HEADER_LIMIT headers, each value cut). */
+    responseHeaders: jsonb().$type<Record<string, string>>(),
     replay: boolean().notNull().default(false),
     createdAt: createdAt(),
   },

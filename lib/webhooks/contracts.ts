@@ -36,7 +36,20 @@ export const deliverySchema = z.object({
   responseStatus: z.int().nullable(),
   durationMs: z.int().nullable(),
   error: z.string().nullable(),
+  /** The first 1,024 characters of the response body. */
   responseSnippet: z.string().nullable(),
+  /** Response headers (up to 40, values cut at 512 characters; `set-cookie` left out). */
+  responseHeaders: z.record(z.string(), z.string()).nullable(),
+  /** The request as sent: headers with the signature (never the secret) and the body (the first 8,192 characters). Null when no request was made (URL refused, endpoint paused). */
+  request: z
+    .object({
+      method: z.literal("POST"),
+      url: z.string(),
+      headers: z.record(z.string(), z.string()),
+      body: z.string(),
+      bodyTruncated: z.boolean(),
+    })
+    .nullable(),
   replay: z.boolean(),
   createdAt: isoDate,
 });
@@ -127,7 +140,8 @@ export const listWebhookDeliveries = defineContract({
   access: "webhooks:read",
   tag,
   summary: "Delivery log",
-  description: "Every attempt, newest first: event, attempt number, status, response code, duration, error and a bounded response snippet.",
+  description:
+    "Every attempt, newest first: event, attempt number, status, response code, duration, error, the request as sent (headers with the signature, body up to 8,192 characters) and the response (headers, the first 1,024 characters of the body).",
   params,
   query: z.strictObject(paginationQuery()),
   response: z.object({ object: z.literal("list"), data: z.array(deliverySchema), pagination: paginationSchema }),

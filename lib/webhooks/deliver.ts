@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
-import { ledgerEvents, webhookDeliveries, webhooks } from "@/db/schema";
+import { type AttemptRequest, ledgerEvents, webhookDeliveries, webhooks } from "@/db/schema";
 import { env } from "@/lib/env";
 import { signatureHeader } from "./signing";
 import { outboundFetch } from "@/lib/providers/http";
@@ -40,27 +40,62 @@ function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(d) ? null : Math.min(Math.max(0, d - Date.now()), 36_000_000);
 }
 
+/** The delivery log keeps this many characters of a request body (the receiver gets all of it). */
+export const REQUEST_BODY_LIMIT = 8192;
+/** …this many characters of the response body… */
+export const RESPONSE_SNIPPET_LIMIT = 1024;
+/** …and this many response headers, each value cut at RESPONSE_HEADER_VALUE_LIMIT characters. */
+export const RESPONSE_HEADER_LIMIT = 40;
+export const RESPONSE_HEADER_VALUE_LIMIT = 512;
+
+/** The outcome of one attempt, as a delivery-log row's fields. */
+export interface PostOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  snippet: string | null;
+  retryAfter: number | null;
+  /** What was sent; null when no request was made (URL refused, endpoint paused). */
+  request: AttemptRequest | null;
+  responseHeaders: Record<string, string> | null;
+}
+
+/** A response's headers, bounded for the delivery log (set-cookie left out: it may carry the receiver's session). */
+function boundedHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const [name, value] of headers) {
+    if (name === "set-cookie") continue;
+    if (n++ >= RESPONSE_HEADER_LIMIT) break;
+    out[name] = value.length > RESPONSE_HEADER_VALUE_LIMIT ? `${value.slice(0, RESPONSE_HEADER_VALUE_LIMIT)}…` : value;
+  }
+  return out;
+}
+
 /** POSTs one signed envelope; the outcome as a delivery-log row's fields. */
-export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<{ ok: boolean; responseStatus: number | null; durationMs: number; error: string | null; snippet: string | null; retryAfter: number | null }> {
+export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<PostOutcome> {
   const problem = await webhookUrlProblem(w.url);
-  if (problem) return { ok: false, responseStatus: null, durationMs: 0, error: `URL refused: ${problem}`, snippet: null, retryAfter: null };
+  if (problem) return { ok: false, responseStatus: null, durationMs: 0, error: `URL refused: ${problem}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = signatureHeader(activeSecrets(w), envelope.eventId, timestamp, body);
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": "svc-webhooks/1.0",
+    "webhook-id": envelope.eventId,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": signature,
+    "X-Svc-Signature": signature,
+  };
+  const request: AttemptRequest = { method: "POST", url: w.url, headers, body: body.slice(0, REQUEST_BODY_LIMIT), bodyTruncated: body.length > REQUEST_BODY_LIMIT };
   const started = performance.now();
   try {
     const res = await outboundFetch(w.url, {
       allowLoopback: loopbackAllowed(),
       method: "POST",
       redirect: "manual",
-      headers: {
-        "Content-Type": "application/json",
-        "User-Agent": "svc-webhooks/1.0",
-        "webhook-id": envelope.eventId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signature,
-        "X-Svc-Signature": signature,
-      },
+      headers,
       body,
       signal: AbortSignal.timeout(env.WEBHOOK_TIMEOUT_MS),
     });
@@ -71,17 +106,28 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<{ 
       responseStatus: res.status,
       durationMs: Math.round(performance.now() - started),
       error: ok ? null : `HTTP ${res.status}`,
-      snippet: text.slice(0, 1024) || null,
+      snippet: text.slice(0, RESPONSE_SNIPPET_LIMIT) || null,
       retryAfter: res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get("retry-after")) : null,
+      request,
+      responseHeaders: boundedHeaders(res.headers),
     };
   } catch (err) {
     const timedOut = err instanceof Error && err.name === "TimeoutError";
-    return { ok: false, responseStatus: null, durationMs: Math.round(performance.now() - started), error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`, snippet: null, retryAfter: null };
+    return {
+      ok: false,
+      responseStatus: null,
+      durationMs: Math.round(performance.now() - started),
+      error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`,
+      snippet: null,
+      retryAfter: null,
+      request,
+      responseHeaders: null,
+    };
   }
 }
 
 /** Records an attempt and moves the endpoint's failure count and circuit breaker. */
-export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<WebhookEnvelope, "eventId" | "type">, attempt: number, outcome: Awaited<ReturnType<typeof post>>, replay: boolean): Promise<DeliveryRow> {
+export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<WebhookEnvelope, "eventId" | "type">, attempt: number, outcome: PostOutcome, replay: boolean): Promise<DeliveryRow> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(webhookDeliveries)
@@ -96,6 +142,8 @@ export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<Webhoo
         durationMs: outcome.durationMs,
         error: outcome.error,
         responseSnippet: outcome.snippet,
+        request: outcome.request,
+        responseHeaders: outcome.responseHeaders,
         replay,
       })
       .returning();

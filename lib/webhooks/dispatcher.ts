@@ -6,7 +6,7 @@ import { env } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
 import { admit, gcra } from "@/lib/ratelimit/gcra";
 import { wakeup } from "@/lib/workflows/executor/signal";
-import { post, type WebhookEnvelope, type WebhookRow } from "./deliver";
+import { post, type PostOutcome, type WebhookEnvelope, type WebhookRow } from "./deliver";
 
 /**
  * The webhook dispatcher. Deliveries are rows of `webhook_queue`, written in the transaction that
@@ -78,7 +78,7 @@ interface Claimed {
   envelope: WebhookEnvelope;
 }
 
-type Outcome = Awaited<ReturnType<typeof post>> & { skipped?: boolean };
+type Outcome = PostOutcome & { skipped?: boolean };
 
 /** Claims up to `limit` due deliveries, paced per endpoint, with a pending log row each. */
 export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]> {
@@ -165,11 +165,15 @@ function retryDelay(next: number, retryAfter: number | null): number | null {
 export async function recordDeliveries(db: Db, results: { c: Claimed; o: Outcome }[]): Promise<void> {
   if (results.length === 0) return;
   await db.transaction(async (tx) => {
-    await tx.execute(sql`update webhook_deliveries d set status = v.status, response_status = v.rs, duration_ms = v.ms, error = v.err, response_snippet = v.snip
+    const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+    await tx.execute(sql`update webhook_deliveries d set status = v.status, response_status = v.rs, duration_ms = v.ms, error = v.err, response_snippet = v.snip, request = v.req, response_headers = v.rh
       from (values ${sql.join(
-        results.map(({ c, o }) => sql`(${c.deliveryId}::uuid, ${o.ok ? "succeeded" : "failed"}, ${o.responseStatus}::int, ${o.durationMs}::int, ${o.error}::text, ${o.snippet}::text)`),
+        results.map(
+          ({ c, o }) =>
+            sql`(${c.deliveryId}::uuid, ${o.ok ? "succeeded" : "failed"}, ${o.responseStatus}::int, ${o.durationMs}::int, ${o.error}::text, ${o.snippet}::text, ${json(o.request)}::jsonb, ${json(o.responseHeaders)}::jsonb)`,
+        ),
         sql`, `,
-      )}) as v(id, status, rs, ms, err, snip) where d.id = v.id`);
+      )}) as v(id, status, rs, ms, err, snip, req, rh) where d.id = v.id`);
     const done: { id: string; did: string }[] = [];
     const retry: { id: string; did: string; ms: number }[] = [];
     for (const { c, o } of results) {
@@ -220,7 +224,7 @@ export async function recordDeliveries(db: Db, results: { c: Claimed; o: Outcome
 /** One attempt: a paused endpoint is logged as failed without a request (redrive sends it after resume). */
 async function attempt(c: Claimed): Promise<Outcome> {
   if (c.webhook.status !== "active") {
-    return { ok: false, skipped: true, responseStatus: null, durationMs: 0, error: `endpoint ${c.webhook.pausedReason ?? "paused"}`, snippet: null, retryAfter: null };
+    return { ok: false, skipped: true, responseStatus: null, durationMs: 0, error: `endpoint ${c.webhook.pausedReason ?? "paused"}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
   }
   return post(c.webhook, c.envelope);
 }

@@ -45,6 +45,8 @@ export function toDelivery(d: DeliveryRow) {
     durationMs: d.durationMs,
     error: d.error,
     responseSnippet: d.responseSnippet,
+    responseHeaders: d.responseHeaders,
+    request: d.request,
     replay: d.replay,
     createdAt: d.createdAt.toISOString(),
   };

@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { Webhook } from "standardwebhooks";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
+import { webhooks } from "@/db/schema";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
 import { appendEvent } from "@/lib/events/ledger";
@@ -10,6 +12,13 @@ import { call, newOrg, type TestOrg } from "../harness";
 import { type Harness, sleep, startHarness } from "./harness";
 
 /** Webhook delivery end to end: ledger append → the dispatcher (replays: a workflow) → a loopback receiver. */
+/** A delivery-log row as the API returns it (the fields these tests read). */
+interface LoggedAttempt {
+  status: string;
+  request: { method: string; url: string; headers: Record<string, string>; body: string; bodyTruncated: boolean } | null;
+  responseHeaders: Record<string, string> | null;
+}
+
 interface Received {
   headers: Record<string, string>;
   body: string;
@@ -134,9 +143,49 @@ describe("delivery", () => {
     expect(() => new Webhook(`whsec_${Buffer.from("another secret!!").toString("base64")}`).verify(got.body, got.headers)).toThrow();
     const log = await until(
       async () => (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`, { key: org.secret })).body.data,
-      (d: unknown[]) => d.length === 1,
+      (d: LoggedAttempt[]) => d.length === 1,
     );
-    expect(log[0]).toMatchObject({ eventId, eventType: "message.sent", attempt: 1, status: "succeeded", responseStatus: 200, responseSnippet: "ok" });
+    expect(log[0]).toMatchObject({ eventId, eventType: "message.sent", attempt: 1, status: "succeeded", responseStatus: 200, responseSnippet: "ok", error: null });
+    const first = log[0] as LoggedAttempt;
+    // The attempt's details: the request exactly as the receiver got it (signature included), the response's headers.
+    expect(first.request).toMatchObject({ method: "POST", url: r.url, body: got.body, bodyTruncated: false });
+    for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature", "x-svc-signature", "content-type", "user-agent"]) {
+      const sent = Object.entries(first.request?.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
+      expect(sent, name).toBe(got.headers[name]);
+    }
+    expect(first.responseHeaders?.["content-type"]).toBe("text/plain");
+    // The secret is never stored or returned: not in clear, not as its key bytes.
+    const raw = JSON.stringify(log);
+    expect(raw).not.toContain(secret);
+    expect(raw).not.toContain(secret.slice("whsec_".length));
+  });
+
+  test("attempt details are bounded: a large body is cut in the log (the receiver gets all of it); a refused URL logs no request", async () => {
+    const org = await newOrg();
+    const r = await receiver();
+    const { webhook } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const db = await getDb();
+    const big = "x".repeat(20_000);
+    await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:big", data: { big } }));
+    await until(() => r.received.length, (n) => n >= 1);
+    expect(r.received[0]?.body).toContain(big);
+    const [d] = await until(
+      async () => (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`, { key: org.secret })).body.data,
+      (rows: LoggedAttempt[]) => rows.length === 1 && rows[0]?.status === "succeeded",
+    );
+    expect(d?.request?.bodyTruncated).toBe(true);
+    expect(d?.request?.body).toHaveLength(8192);
+    expect(r.received[0]?.body.startsWith(d?.request?.body ?? "-")).toBe(true);
+
+    // The test ping records its request too; a URL refused before sending records none.
+    const ping = await call("POST", `/v1/webhooks/${webhook.id}/test`, { key: org.secret });
+    expect(ping.body.delivery).toMatchObject({ status: "succeeded", responseStatus: 200, error: null });
+    expect(JSON.parse(ping.body.delivery.request.body)).toMatchObject({ type: "webhook.test", data: { webhookId: webhook.id, test: true } });
+    const refused = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body.webhook;
+    await db.update(webhooks).set({ url: "https://10.0.0.9/hook" }).where(eq(webhooks.id, refused.id));
+    const refusedPing = await call("POST", `/v1/webhooks/${refused.id}/test`, { key: org.secret });
+    expect(refusedPing.body.delivery).toMatchObject({ status: "failed", request: null, responseHeaders: null });
+    expect(refusedPing.body.delivery.error).toMatch(/^URL refused: host 10\.0\.0\.9 resolves to a private/);
   });
 
   test("a receiver that fails half of its requests still receives every event", async () => {
