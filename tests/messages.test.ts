@@ -8,6 +8,10 @@ import { auditLogs, ledgerEvents, messages } from "@/db/schema";
 import { dkimRecordValue, sharedDomainKey } from "@/lib/domains/dkim";
 import { mailauthResolver } from "@/lib/domains/dns";
 import { env } from "@/lib/env";
+import { consolePrincipal } from "@/lib/auth/roles";
+import { actionError } from "@/lib/console/action";
+import { invoke } from "@/lib/core/invoke";
+import { sendMessage } from "@/lib/messages/operations";
 import { publishDns } from "./dns-server";
 import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 
@@ -133,6 +137,13 @@ test("bounces and complaints follow the SES simulator; a complaint suppresses th
   const refused = await send(org, { inboxId: inbox.id, to: ["ok@example.com", "complaint@simulator.amazonses.com"], text: "x" });
   expect(refused.status).toBe(400);
   expect(refused.body.error).toMatchObject({ type: "invalid_request_error", code: "invalid_request" });
+  // The console gets the same refusal with the override to offer: the field and the recipients it concerns.
+  const asOwner = { type: "user" as const, userId: org.userId, email: null, org: { id: org.orgId, role: "owner" as const }, principal: consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "owner" }), ip: null };
+  const fromConsole = await invoke(sendMessage, asOwner, { body: { inboxId: inbox.id, to: ["ok@example.com", "complaint@simulator.amazonses.com"], text: "x" } }).then(
+    () => null,
+    (err: unknown) => actionError(err),
+  );
+  expect(fromConsole).toMatchObject({ ok: false, error: { code: "invalid_request", param: "to", override: { field: "ignoreComplaints", recipients: ["complaint@simulator.amazonses.com"] } } });
   const overridden = await send(org, { inboxId: inbox.id, to: "complaint@simulator.amazonses.com", text: "x", ignoreComplaints: true });
   expect(overridden.body.status).toBe("sent");
   expect(overridden.body.warnings).toEqual([

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/lib/console/actions/members";
 import { Button, Field, FormError, Select, useAction, useActionForm } from "./form";
+import { ConfirmButton } from "./dialog";
 import { Badge, Td, Time } from "./ui";
 import { inputRules } from "@/components/console/contract-input";
 import { invitationCreateBody } from "@/lib/organizations/contracts";
@@ -55,16 +56,15 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
       </Td>
       <Td className="text-right">
         {(editable || (isSelf && !lastOwner)) && (
-          <Button
-            type="button"
+          <ConfirmButton
             variant="secondary"
+            label={isSelf ? "Leave" : "Remove"}
             pending={remove.isPending}
-            onClick={() => {
-              if (window.confirm(isSelf ? "Leave this organization?" : `Remove ${member.email}?`)) remove.mutate({ userId: member.userId });
-            }}
-          >
-            {isSelf ? "Leave" : "Remove"}
-          </Button>
+            title={isSelf ? "Leave this organization?" : `Remove ${member.email}?`}
+            description={isSelf ? "You lose access to its inboxes, messages and settings until someone invites you again." : `${member.email} loses access to this organization at once. You can invite them again later.`}
+            confirmLabel={isSelf ? "Leave organization" : "Remove member"}
+            onConfirm={() => remove.mutate({ userId: member.userId })}
+          />
         )}
       </Td>
     </tr>
@@ -84,9 +84,15 @@ export function InvitationRow({ invitation, canManage }: { invitation: { id: str
       </Td>
       <Td className="text-right">
         {canManage ? (
-          <Button type="button" variant="secondary" pending={revoke.isPending} onClick={() => revoke.mutate({ invitationId: invitation.id })}>
-            Revoke
-          </Button>
+          <ConfirmButton
+            variant="secondary"
+            label="Revoke"
+            pending={revoke.isPending}
+            title={`Revoke the invitation of ${invitation.email}?`}
+            description="The link in the invitation email stops working. You can invite them again later."
+            confirmLabel="Revoke invitation"
+            onConfirm={() => revoke.mutate({ invitationId: invitation.id })}
+          />
         ) : null}
         <FormError failure={revoke.failure} />
       </Td>

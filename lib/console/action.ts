@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError, type ErrorOverride } from "@/lib/core/errors";
 import { type FieldLabel, humanFieldErrors } from "@/lib/core/issues";
 import type { AnyOperation, OperationOutput } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
@@ -15,7 +15,7 @@ import { ORG_FIELD } from "./org-field";
  */
 export type ActionResult<T = null> =
   | { ok: true; data: T }
-  | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string> } };
+  | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string>; override?: ErrorOverride } };
 
 /** Field names a form calls something else than their key says (`{ name: "domain name" }`). */
 export type FieldLabels = Record<string, FieldLabel>;
@@ -38,7 +38,7 @@ export function actionError(err: unknown, labels: FieldLabels = {}): ActionResul
     // A validation failure reads as sentences on the form ("Enter a name", "Pick at least one scope").
     if (err.issues && err.issues.length > 0) return invalidResult(err.issues, labels, err.code, err.param);
     const fields = err.fields ?? (err.param ? { [err.param]: err.message } : {});
-    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields } };
+    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields, ...(err.override ? { override: err.override } : {}) } };
   }
   const reference = `act_${Date.now().toString(36)}`;
   log.error("console action failed", { reference, ...errorFields(err) });

@@ -62,9 +62,26 @@ export class ApiError extends Error {
     return this;
   }
 
+  /**
+   * A refusal the caller may override with a request field (`ignoreComplaints`), and what it is
+   * about: forms offer the control (the API envelope names the field in its message).
+   */
+  override: ErrorOverride | null = null;
+
+  withOverride(override: ErrorOverride): this {
+    this.override = override;
+    return this;
+  }
+
   toBody(): ErrorBody {
     return { error: { type: this.type, code: this.code, message: this.message, param: this.param ?? "" } };
   }
+}
+
+/** A refusal's override: the boolean request field that allows it, and the recipients it concerns. */
+export interface ErrorOverride {
+  field: "ignoreComplaints";
+  recipients: string[];
 }
 
 /** An error envelope stored under an Idempotency-Key, as the error it was. */

@@ -5,6 +5,7 @@ import { createKeyAction, revokeKeyAction } from "@/lib/console/actions/api-keys
 import type { Scope } from "@/lib/auth/scopes";
 import type { ScopeChoices, ScopePresets } from "@/lib/console/pickers";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction } from "../form";
+import { ConfirmButton } from "../dialog";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, OnceSecret } from "./shared";
 import { inputRules } from "@/components/console/contract-input";
 import { createApiKeyBody } from "@/lib/api-keys/contracts";
@@ -172,17 +173,17 @@ export function RevokeKeyButton({ keyId, name }: { keyId: string; name: string }
   const revoke = useAction(revokeKeyAction);
   return (
     <div className="space-y-1">
-      <Button
-        type="button"
-        variant="secondary"
+      <ConfirmButton
+        variant="danger"
+        label="Revoke"
+        ariaLabel={`Revoke ${name}`}
         pending={revoke.isPending}
-        aria-label={`Revoke ${name}`}
-        onClick={() => {
-          if (window.confirm(`Revoke the key "${name}"? Requests with it fail at once; this cannot be undone.`)) revoke.mutate({ keyId });
-        }}
-      >
-        Revoke
-      </Button>
+        title={`Revoke the key “${name}”?`}
+        description="Requests with this key fail at once. This cannot be undone: a revoked key cannot be restored."
+        typeToConfirm={name}
+        confirmLabel="Revoke key"
+        onConfirm={() => revoke.mutate({ keyId })}
+      />
       <FormError failure={revoke.failure} />
     </div>
   );

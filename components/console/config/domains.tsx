@@ -1,9 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/lib/console/actions/domains";
 import type { Domain } from "@/lib/domains/service";
 import { CopyButton } from "../copy-button";
+import { ConfirmButton } from "../dialog";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Details, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { LiveMessage } from "./shared";
@@ -24,6 +26,26 @@ export function AddDomainForm() {
         <FormError failure={add.failure && !add.failure.fields.name ? add.failure : null} />
       </div>
     </form>
+  );
+}
+
+/**
+ * While "Check DNS" runs (a lookup of each record can take seconds): an indeterminate progress bar,
+ * what is being looked up and for how long, announced politely to screen readers.
+ */
+function CheckProgress({ domain }: { domain: string }) {
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => setSeconds((s) => s + 1), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <div role="status" className="space-y-1" data-testid="dns-check-progress">
+      <progress aria-label={`Checking the DNS records of ${domain}`} className="h-1.5 w-full max-w-md accent-zinc-900 dark:accent-zinc-100" />
+      <p className="text-sm text-zinc-700 dark:text-zinc-300">
+        Looking up the MX, SPF, DKIM and DMARC records of {domain}…<span aria-hidden>{seconds > 0 ? ` ${seconds} s` : ""}</span>
+      </p>
+    </div>
   );
 }
 
@@ -89,25 +111,34 @@ export function DomainDns({ domain: initial, canWrite }: { domain: Domain; canWr
       </section>
 
       {canWrite && !domain.isShared ? (
-        <div className="space-y-3">
-          <div className="flex flex-wrap gap-2">
-            <Button type="button" pending={check.isPending} onClick={() => check.mutate({ domainId: domain.id })}>
-              Check DNS
-            </Button>
-            <Button
-              type="button"
-              variant="danger"
-              pending={remove.isPending}
-              onClick={() => {
-                if (window.confirm(`Delete ${domain.name}? Inboxes must be deleted first.`)) remove.mutate({ domainId: domain.id });
-              }}
-            >
-              Delete domain
-            </Button>
-          </div>
-          <LiveMessage tone={summary?.tone}>{check.isPending ? "Looking the records up…" : summary?.text}</LiveMessage>
-          <FormError failure={check.failure ?? remove.failure} />
-        </div>
+        <section aria-labelledby="dns-check" className="space-y-3">
+          <h2 id="dns-check" className="sr-only">
+            Check DNS
+          </h2>
+          <Button type="button" pending={check.isPending} onClick={() => check.mutate({ domainId: domain.id })}>
+            {check.isPending ? "Checking DNS…" : "Check DNS"}
+          </Button>
+          {check.isPending ? <CheckProgress domain={domain.name} /> : <LiveMessage tone={summary?.tone}>{summary?.text}</LiveMessage>}
+          <FormError failure={check.failure} />
+        </section>
+      ) : null}
+      {canWrite && !domain.isShared ? (
+        <section aria-labelledby="danger-zone" className="space-y-3 rounded-lg border border-red-200 p-4 dark:border-red-900">
+          <h2 id="danger-zone" className="text-base font-semibold">
+            Delete this domain
+          </h2>
+          <p className="text-sm text-zinc-700 dark:text-zinc-300">Its inboxes must be deleted first. Sending from it stops at once.</p>
+          <ConfirmButton
+            label="Delete domain"
+            pending={remove.isPending}
+            title={`Delete ${domain.name}?`}
+            description="The domain and its DNS records are removed from the service; its inboxes must have been deleted first. This cannot be undone."
+            typeToConfirm={domain.name}
+            confirmLabel="Delete domain"
+            onConfirm={() => remove.mutate({ domainId: domain.id })}
+          />
+          <FormError failure={remove.failure} />
+        </section>
       ) : null}
       {domain.isShared ? <p className="text-sm text-zinc-600 dark:text-zinc-400">The shared domain is read-only: it cannot be checked again or deleted.</p> : null}
     </div>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import {
@@ -17,6 +18,8 @@ import type { ActionResult } from "@/lib/console/action";
 import { inputRules } from "@/components/console/contract-input";
 import { createWebhook } from "@/lib/webhooks/contracts";
 import { CopyButton } from "../copy-button";
+import { ConfirmButton, Dialog } from "../dialog";
+import { eventLinks } from "../observe/event-tail";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { Badge, Details, EmptyState, ErrorNotice, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { DELIVERY_LOG_SIZE, WEBHOOK_POLL_MS } from "./limits";
@@ -127,6 +130,16 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
   );
 }
 
+/** What to type to delete an endpoint: its label, else its URL's host. */
+function confirmName(w: Pick<Webhook, "label" | "url">): string {
+  if (w.label) return w.label;
+  try {
+    return new URL(w.url).host;
+  } catch {
+    return w.url;
+  }
+}
+
 /** Unwraps an action result for TanStack Query (an error result becomes a thrown error). */
 function unwrap<T>(result: ActionResult<T>): T {
   if (!result.ok) throw new Error(result.error.message);
@@ -143,7 +156,19 @@ function testOutcome(d: Delivery): [string, "ok" | "warn"] {
  * One endpoint, live: details with the breaker state and failure count, the actions (test, pause or
  * resume, rotate, redrive, delete), and the delivery log, re-read every two seconds.
  */
-export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCount }: { initial: WebhookState; canWrite: boolean; breakerThreshold: number; eventTypeCount: number }) {
+export function WebhookLive({
+  initial,
+  canWrite,
+  breakerThreshold,
+  eventTypeCount,
+  rotationHours,
+}: {
+  initial: WebhookState;
+  canWrite: boolean;
+  breakerThreshold: number;
+  eventTypeCount: number;
+  rotationHours: number;
+}) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const id = initial.webhook.id;
@@ -250,32 +275,30 @@ export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCoun
                 Resume
               </Button>
             )}
-            <Button
-              type="button"
+            <ConfirmButton
               variant="secondary"
+              label="Rotate secret"
               pending={rotate.isPending}
-              onClick={act(() => {
-                if (window.confirm("Rotate the signing secret? The current one keeps signing for a while so receivers can switch.")) rotate.mutate({ webhookId: id });
-              })}
-            >
-              Rotate secret
-            </Button>
+              title="Rotate the signing secret?"
+              description={`A new secret signs every delivery from now on. The current one keeps signing too for ${rotationHours} hours, so receivers can switch without missing a delivery.`}
+              confirmLabel="Rotate secret"
+              onConfirm={act(() => rotate.mutate({ webhookId: id }))}
+            />
             <Button type="button" variant="secondary" pending={redrive.isPending} disabled={w.status !== "active"} aria-describedby={w.status !== "active" ? "redrive-hint" : undefined} onClick={act(() => redrive.mutate({ webhookId: id }))}>
               Redrive
             </Button>
-            <Button
-              type="button"
-              variant="danger"
+            <ConfirmButton
+              label="Delete webhook"
               pending={remove.isPending}
-              onClick={act(() => {
-                if (window.confirm("Delete this webhook and its delivery log?")) {
-                  setDeleting(true);
-                  remove.mutate({ webhookId: id }, { onError: () => setDeleting(false) });
-                }
+              title="Delete this webhook?"
+              description="Deliveries to this endpoint stop at once, and its delivery log is deleted with it. This cannot be undone."
+              typeToConfirm={confirmName(w)}
+              confirmLabel="Delete webhook"
+              onConfirm={act(() => {
+                setDeleting(true);
+                remove.mutate({ webhookId: id }, { onError: () => setDeleting(false) });
               })}
-            >
-              Delete webhook
-            </Button>
+            />
           </div>
           {w.status !== "active" ? (
             <p id="redrive-hint" className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -313,8 +336,9 @@ export function WebhookLive({ initial, canWrite, breakerThreshold, eventTypeCoun
   );
 }
 
-/** One attempt of the delivery log. */
+/** One attempt of the delivery log; "Request and response" opens the attempt's details. */
 function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
+  const [open, setOpen] = useState(false);
   return (
     <tr>
       <Td>
@@ -342,12 +366,135 @@ function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
         {d.error ? (
           <span className="text-red-700 dark:text-red-300">Error: {d.error}</span>
         ) : d.responseSnippet ? (
-          <span className="font-mono text-zinc-700 dark:text-zinc-300">{d.responseSnippet}</span>
+          <span className="font-mono text-zinc-700 dark:text-zinc-300">{excerpt(d.responseSnippet, 120)}</span>
         ) : (
           "—"
         )}
+        {d.status !== "pending" ? (
+          <span className="block">
+            <button type="button" className="link text-xs" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+              Request and response
+            </button>
+          </span>
+        ) : null}
+        <Dialog open={open} onClose={() => setOpen(false)} wide title={`Attempt ${d.attempt}: ${d.eventType}`} testId="attempt-details">
+          <AttemptDetails delivery={d} />
+        </Dialog>
       </Td>
     </tr>
+  );
+}
+
+function excerpt(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** The console pages an event envelope's data points at (its message, thread, inbox, domain). */
+function linksOfBody(body: string) {
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === "object" && "data" in parsed && parsed.data && typeof parsed.data === "object") data = parsed.data as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  return eventLinks({ messageId: str(data.messageId), outboundMessageId: null, threadId: str(data.threadId), inboxId: str(data.inboxId), partitionKey: "", data });
+}
+
+/** A body as the receiver saw it: pretty-printed when it is JSON. */
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function HeaderList({ headers, label }: { headers: Record<string, string>; label: string }) {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return <p className="text-xs text-zinc-600 dark:text-zinc-400">No headers.</p>;
+  return (
+    <dl aria-label={label} className="grid grid-cols-1 gap-x-4 gap-y-1 font-mono text-xs sm:grid-cols-[max-content_1fr]">
+      {entries.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="font-semibold text-zinc-700 dark:text-zinc-300">{k}</dt>
+          <dd className="min-w-0 break-all">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const PRE = "max-h-72 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100";
+
+/** One attempt in full: the outcome in words, the request as sent (signature included), the response. */
+function AttemptDetails({ delivery: d }: { delivery: Delivery }) {
+  const outcome =
+    d.status === "succeeded"
+      ? `Delivered: the endpoint answered HTTP ${d.responseStatus ?? "?"}${d.durationMs !== null ? ` in ${d.durationMs} ms` : ""}.`
+      : d.status === "pending"
+        ? "Under way."
+        : `Failed: ${d.error ?? "no response"}.`;
+  const links = d.request ? linksOfBody(d.request.body) : [];
+  return (
+    <div className="space-y-5 text-sm">
+      <p className="flex flex-wrap items-center gap-2">
+        <StatusBadge status={d.status} />
+        <span>{outcome}</span>
+        <span className="text-zinc-600 dark:text-zinc-400">
+          <Time value={d.createdAt} />
+        </span>
+      </p>
+      {links.length > 0 ? (
+        <p className="flex flex-wrap gap-x-4 gap-y-1">
+          <span className="text-zinc-600 dark:text-zinc-400">The event concerns:</span>
+          {links.map((l) => (
+            <Link key={l.kind} className="link" href={l.href}>
+              the {l.kind}
+            </Link>
+          ))}
+        </p>
+      ) : null}
+      <section aria-label="Request" className="space-y-2">
+        <h3 className="font-semibold">Request</h3>
+        {d.request ? (
+          <>
+            <p className="font-mono text-xs break-all">
+              {d.request.method} {d.request.url}
+            </p>
+            <HeaderList headers={d.request.headers} label="Request headers" />
+            <pre className={PRE} data-testid="attempt-request-body">
+              {prettyBody(d.request.body)}
+            </pre>
+            {d.request.bodyTruncated ? <p className="text-xs text-zinc-600 dark:text-zinc-400">The body is cut here in the log; the endpoint received all of it.</p> : null}
+          </>
+        ) : (
+          <p className="text-zinc-700 dark:text-zinc-300">No request was made{d.error ? ` (${d.error})` : ""}.</p>
+        )}
+      </section>
+      <section aria-label="Response" className="space-y-2">
+        <h3 className="font-semibold">Response</h3>
+        {d.responseStatus !== null ? (
+          <>
+            <p className="tabular-nums">
+              HTTP {d.responseStatus}
+              {d.durationMs !== null ? ` in ${d.durationMs} ms` : ""}
+            </p>
+            {d.responseHeaders ? <HeaderList headers={d.responseHeaders} label="Response headers" /> : null}
+            {d.responseSnippet ? (
+              <pre className={PRE} data-testid="attempt-response-body">
+                {d.responseSnippet}
+              </pre>
+            ) : (
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">Empty body.</p>
+            )}
+          </>
+        ) : (
+          <p className="text-zinc-700 dark:text-zinc-300">No response{d.error ? `: ${d.error}` : ""}.</p>
+        )}
+      </section>
+    </div>
   );
 }
 

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { createShareLinkAction, deleteObjectAction, finalizeUploadAction, requestUploadAction, revokeShareLinkAction } from "@/lib/console/actions/files";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
+import { ConfirmButton } from "../dialog";
 import { Badge, Mono, Table, Td, Time } from "../ui";
 
 /** Refreshes the page every two seconds while a file's scan is pending, so its status appears. */
@@ -109,15 +110,15 @@ export function UploadBox({ bucketId }: { bucketId: string }) {
 export function FileRowActions({ bucketId, objectId, filename }: { bucketId: string; objectId: string; filename: string }) {
   const remove = useAction(deleteObjectAction);
   return (
-    <Button
-      variant="danger"
+    <ConfirmButton
+      label="Delete"
+      ariaLabel={`Delete ${filename}`}
       pending={remove.isPending}
-      onClick={() => {
-        if (confirm(`Delete ${filename}? Its share links stop working.`)) remove.mutate({ bucketId, objectId });
-      }}
-    >
-      Delete
-    </Button>
+      title={`Delete ${filename}?`}
+      description="The file is deleted and its share links stop working. This cannot be undone."
+      confirmLabel="Delete file"
+      onConfirm={() => remove.mutate({ bucketId, objectId })}
+    />
   );
 }
 

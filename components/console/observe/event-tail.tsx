@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { StreamEntry, TailPage } from "@/lib/console/events-tail";
 import { Button } from "../form";
@@ -43,18 +44,40 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What a row points at: the most specific id the event carries. */
-function resource(e: StreamEntry): { kind: string; id: string } | null {
-  if (e.messageId) return { kind: "message", id: e.messageId };
-  if (e.outboundMessageId) return { kind: "outbound message", id: e.outboundMessageId };
-  if (e.threadId) return { kind: "thread", id: e.threadId };
-  if (e.inboxId) return { kind: "inbox", id: e.inboxId };
-  const domainId = e.data.domainId;
-  return typeof domainId === "string" ? { kind: "domain", id: domainId } : null;
+/** A console page an event concerns: what it is, its id, and where it opens. */
+export interface EventLink {
+  kind: "message" | "thread" | "inbox" | "domain";
+  id: string;
+  href: string;
 }
 
+const PAGES: Record<EventLink["kind"], string> = { message: "/messages", thread: "/threads", inbox: "/inboxes", domain: "/domains" };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The resources an event concerns, each once, most specific first: its message, thread, inbox (or partition's inbox), domain. */
+export function eventLinks(e: Pick<StreamEntry, "messageId" | "outboundMessageId" | "threadId" | "inboxId" | "partitionKey" | "data">): EventLink[] {
+  const [partitionKind = "", partitionId = ""] = e.partitionKey.split(":");
+  const domainId = typeof e.data.domainId === "string" ? e.data.domainId : partitionKind === "domain" ? partitionId : null;
+  const candidates: [EventLink["kind"], string | null][] = [
+    ["message", e.messageId ?? e.outboundMessageId],
+    ["thread", e.threadId],
+    ["inbox", e.inboxId ?? (partitionKind === "inbox" ? partitionId : null)],
+    ["domain", domainId],
+  ];
+  const seen = new Set<string>();
+  const links: EventLink[] = [];
+  for (const [kind, id] of candidates) {
+    if (!id || !UUID.test(id) || seen.has(`${kind}:${id}`)) continue;
+    seen.add(`${kind}:${id}`);
+    links.push({ kind, id, href: `${PAGES[kind]}/${id}` });
+  }
+  return links;
+}
+
+const LABEL: Record<EventLink["kind"], string> = { message: "Message", thread: "Thread", inbox: "Inbox", domain: "Domain" };
+
 export function EventRow({ event }: { event: StreamEntry }) {
-  const target = resource(event);
+  const links = eventLinks(event);
   return (
     <tr data-testid="event-row" data-event-id={event.eventId}>
       <Td>
@@ -64,18 +87,25 @@ export function EventRow({ event }: { event: StreamEntry }) {
         <Time value={event.occurredAt} />
       </Td>
       <Td>
-        <span className="font-mono text-xs break-all">{event.partitionKey}</span>
-        <span className="block text-xs text-zinc-600 tabular-nums dark:text-zinc-400">seq {event.seq}</span>
-      </Td>
-      <Td>
-        {target ? (
-          <>
-            <span className="block text-xs text-zinc-600 dark:text-zinc-400">{target.kind}</span>
-            <Mono>{target.id}</Mono>
-          </>
+        {links.length > 0 ? (
+          <ul className="space-y-0.5 text-sm" aria-label="Concerns">
+            {links.map((l) => (
+              <li key={l.kind}>
+                <Link className="link" href={l.href} title={l.id}>
+                  {LABEL[l.kind]} <span className="font-mono text-xs">{l.id.slice(0, 8)}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
         ) : (
           <span className="text-zinc-600 dark:text-zinc-400">—</span>
         )}
+      </Td>
+      <Td>
+        <span className="font-mono text-xs break-all" title={event.partitionKey}>
+          {event.partitionKey.split(":")[0]}
+        </span>
+        <span className="block text-xs text-zinc-600 tabular-nums dark:text-zinc-400">seq {event.seq}</span>
       </Td>
       <Td>
         <JsonDetails value={event.data} summary={<>Data<span className="sr-only"> of {event.eventId}</span></>} />
@@ -167,7 +197,7 @@ export function EventTail({
           description={canStream && live ? "Events appear here as they happen: messages received, sent, delivered, bounced; domains verified." : "Events appear here as they happen."}
         />
       ) : (
-        <Table head={["Type", "Time", "Partition / seq", "Resource", "Data"]} caption="Events, newest first">
+        <Table head={["Type", "Time", "Concerns", "Stream / seq", "Data"]} caption="Events, newest first">
           {events.map((e) => (
             <EventRow key={e.eventId} event={e} />
           ))}

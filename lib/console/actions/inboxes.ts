@@ -36,7 +36,7 @@ export async function deleteInboxAction(input: unknown) {
 }
 
 /** The compose form's fields of `POST /v1/messages` (the operation checks them, so the same field errors). */
-const COMPOSE_FIELDS = ["inboxId", "to", "subject", "text"] as const;
+const COMPOSE_FIELDS = ["inboxId", "to", "subject", "text", "ignoreComplaints"] as const;
 
 /** Sends a new message from an inbox; answers with the thread it started, for the success notice. */
 export async function sendFromInboxAction(input: unknown): Promise<ActionResult<{ id: string; status: string; error: string | null; threadId: string | null }>> {

@@ -76,7 +76,8 @@ export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "a
   r.channel.validate(r);
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
-    throw invalidRequest(`Recipients who complained: ${warnings.map((w) => w.recipient).join(", ")}. Send with ignoreComplaints to override.`, "to");
+    const recipients = warnings.map((w) => w.recipient);
+    throw invalidRequest(`Recipients who complained: ${recipients.join(", ")}. Send with ignoreComplaints to override.`, "to").withOverride({ field: "ignoreComplaints", recipients });
   }
   const subject = budgetSubjectOf(r.principal, agent);
   const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, { mode: mode === "fire" ? "fire" : "accept", record: mode !== "dry" });

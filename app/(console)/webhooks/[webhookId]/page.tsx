@@ -28,7 +28,7 @@ export default async function WebhookPage({ params }: { params: Promise<{ webhoo
         </Link>
       </p>
       <PageHeader title={initial.webhook.label ?? "Webhook endpoint"} description={initial.webhook.url} />
-      <WebhookLive initial={initial} canWrite={ctx.can("webhooks:write")} breakerThreshold={env.WEBHOOK_BREAKER_THRESHOLD} eventTypeCount={EVENT_TYPES.length} />
+      <WebhookLive initial={initial} canWrite={ctx.can("webhooks:write")} breakerThreshold={env.WEBHOOK_BREAKER_THRESHOLD} eventTypeCount={EVENT_TYPES.length} rotationHours={env.WEBHOOK_ROTATION_WINDOW_HOURS} />
     </>
   );
 }
