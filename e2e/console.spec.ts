@@ -144,12 +144,140 @@ test("a webhook to a loopback receiver: see its delivery in the log", async ({ p
     await expect(page.getByText("None: the secret has never been rotated")).toBeVisible();
     expect(received.length).toBeGreaterThan(0);
     expect(received[0]?.headers["webhook-signature"]).toMatch(/^v1,/);
+
+    // The attempt opens in a dialog: the request as sent (the signature the receiver got), the response.
+    await page.getByTestId("delivery-log").getByRole("button", { name: "Request and response" }).first().click();
+    const attempt = page.getByRole("dialog", { name: /Attempt 1: webhook\.test/ });
+    await expect(attempt).toBeVisible();
+    await expect(attempt.getByText(received[0]?.headers["webhook-signature"] as string).first()).toBeVisible();
+    await expect(attempt.getByTestId("attempt-request-body")).toContainText('"type": "webhook.test"');
+    await expect(attempt.getByText("HTTP 200", { exact: false }).first()).toBeVisible();
+    await expect(attempt.getByTestId("attempt-response-body")).toHaveText("ok");
+    await expect(attempt.getByText(/Error/)).toHaveCount(0);
+    await expectAccessible(page, "webhook attempt dialog");
+    await page.keyboard.press("Escape");
+    await expect(attempt).toBeHidden();
+
+    // Deleting asks in a dialog and needs the endpoint's host typed.
+    await page.getByRole("button", { name: "Delete webhook" }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete this webhook?" });
+    await expect(confirm).toBeVisible();
+    await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expectAccessible(page, "delete webhook dialog");
+    const go = confirm.getByRole("button", { name: "Delete webhook" });
+    await expect(go).toBeDisabled();
+    await confirm.getByLabel(/Type .* to confirm/).fill(`127.0.0.1:${port}`);
+    await go.click();
+    await expect(page).toHaveURL(/\/webhooks$/);
+    await expect(page.getByRole("link", { name: new RegExp(`127\\.0\\.0\\.1:${port}`) })).toHaveCount(0);
   } finally {
     server.close();
   }
 });
 
+test("webhook URL errors say what to change", async ({ page }) => {
+  await page.goto("/webhooks");
+  await page.getByLabel("Endpoint URL").fill("http://example.com/hook");
+  await page.getByRole("button", { name: "Create webhook" }).click();
+  const error = page.getByText(/^The URL must use https:\/\//);
+  await expect(error).toBeVisible();
+  await expect(error).toContainText("WEBHOOK_ALLOW_LOOPBACK_HTTP");
+  await expect(page.getByText(/does not resolve/)).toHaveCount(0);
+});
+
+test("a send refused for a recipient who complained offers to send anyway", async ({ page }) => {
+  const inbox = await createInbox(page.request, `complainer-${suffix}`);
+  const complainer = `complaint+${suffix}@simulator.amazonses.com`;
+  await sendEmail(page.request, { inboxId: inbox.id, to: complainer, subject: "First", text: "Hello." });
+  await page.goto(`/inboxes/${inbox.id}`);
+  await page.getByLabel("To", { exact: true }).fill(complainer);
+  await page.getByLabel("Subject").fill("Second");
+  await page.getByLabel("Message", { exact: true }).fill("Hello again.");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByText(`${complainer} reported an earlier message from this organization as spam, so this send was stopped.`)).toBeVisible();
+  await expect(page.getByText(/ignoreComplaints/)).toHaveCount(0);
+  const override = page.getByRole("checkbox", { name: `Send anyway, also to ${complainer}` });
+  await expect(override).toBeVisible();
+  await expectAccessible(page, "complaint override");
+  await override.check();
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByText(/Message (sent|queued)\./)).toBeVisible();
+  await expect(page.getByTestId("complaint-override")).toHaveCount(0);
+});
+
+test("destructive actions ask in a dialog: revoke a key, delete an inbox (its address typed)", async ({ page }) => {
+  const keyName = `doomed-${suffix}`;
+  const res = await page.request.post("/v1/api-keys", { headers: ownerAuth(), data: { name: keyName, scopes: ["messages:read"] } });
+  expect(res.status(), await res.text()).toBe(200);
+  await page.goto("/api-keys");
+  await page.getByRole("button", { name: `Revoke ${keyName}` }).click();
+  const revoke = page.getByRole("dialog", { name: `Revoke the key “${keyName}”?` });
+  await expect(revoke).toBeVisible();
+  await expect(revoke).toContainText("cannot be undone");
+  // Cancel leaves the key alone.
+  await revoke.getByRole("button", { name: "Cancel" }).click();
+  await expect(revoke).toBeHidden();
+  await expect(page.getByRole("button", { name: `Revoke ${keyName}` })).toBeFocused();
+  await page.getByRole("button", { name: `Revoke ${keyName}` }).click();
+  await revoke.getByLabel(/Type .* to confirm/).fill(keyName);
+  await revoke.getByRole("button", { name: "Revoke key" }).click();
+  await expect(page.getByRole("button", { name: `Revoke ${keyName}` })).toHaveCount(0);
+
+  const inbox = await createInbox(page.request, `doomed-${suffix}`);
+  await page.goto(`/inboxes/${inbox.id}`);
+  await page.getByRole("button", { name: "Delete inbox" }).click();
+  const del = page.getByRole("dialog", { name: `Delete ${inbox.address}?` });
+  await expect(del).toBeVisible();
+  await expectAccessible(page, "delete inbox dialog");
+  await del.getByLabel(/Type .* to confirm/).fill("not the address");
+  await expect(del.getByRole("button", { name: "Delete inbox" })).toBeDisabled();
+  await del.getByLabel(/Type .* to confirm/).fill(inbox.address);
+  await del.getByRole("button", { name: "Delete inbox" }).click();
+  await expect(page).toHaveURL(/\/inboxes$/);
+});
+
+test("the API reference: in the console's sidebar, readable types, examples, Markdown rendered, fits the viewport", async ({ page, browser, baseURL }) => {
+  await page.goto("/");
+  await openPage(page, "API reference");
+  await expect(page).toHaveURL(/\/docs\/api$/);
+  await expect(page.getByRole("heading", { name: "Multi-Channel Messaging Service API", level: 1 })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "API reference" })).toHaveAttribute("aria-current", "page");
+  await page.getByRole("navigation", { name: "API resources" }).getByRole("link", { name: "Webhooks" }).click();
+  await expect(page).toHaveURL(/\/docs\/api\/webhooks$/);
+  const op = page.locator("article#createWebhook");
+  // Markdown rendered: code spans, no backticks left.
+  await expect(op.locator("code", { hasText: "webhook-signature" }).first()).toBeVisible();
+  await expect(op.getByText(/`/)).toHaveCount(0);
+  await expect(op.getByText('"url": "https://example.com/hooks/svc"', { exact: false }).first()).toBeVisible();
+  await expect(op.getByText(/curl -X POST/)).toBeVisible();
+  await op.getByText("Fields of webhook").click();
+  await expect(op.getByText("string (uuid)").first()).toBeVisible();
+  await expect(page.getByText(/\[0-9a-fA-F\]\{8\}/)).toHaveCount(0);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(page.viewportSize()?.width ?? 1280);
+  await expectAccessible(page, "API reference");
+  // Signed out it is public, without the console's frame.
+  const anon = await browser.newContext({ baseURL, storageState: signedOut });
+  const anonPage = await anon.newPage();
+  expect((await anonPage.goto("/docs/api"))?.status()).toBe(200);
+  await expect(anonPage.getByRole("heading", { name: "Multi-Channel Messaging Service API", level: 1 })).toBeVisible();
+  await expect(anonPage.getByRole("navigation", { name: "Console" })).toHaveCount(0);
+  await anon.close();
+});
+
+test("event rows link to the message, thread and inbox they concern", async ({ page }) => {
+  await page.goto("/events?type=message.sent");
+  const row = page.getByTestId("event-row").first();
+  await expect(row).toBeVisible();
+  await expect(row.getByRole("link", { name: /^Inbox [0-9a-f]{8}$/ })).toBeVisible();
+  await expect(row.getByRole("link", { name: /^Thread [0-9a-f]{8}$/ })).toBeVisible();
+  await row.getByRole("link", { name: /^Message [0-9a-f]{8}$/ }).click();
+  await expect(page).toHaveURL(/\/messages\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("delivery-status").first()).toBeVisible();
+});
+
 test("the other pages render and are accessible", async ({ page }) => {
+  test.slow(); // seven pages, axe on each
   await page.goto("/");
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
   await expectAccessible(page, "overview");

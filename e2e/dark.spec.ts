@@ -10,6 +10,7 @@ test.use({ storageState: OWNER_STATE });
 const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/agents"];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
+  test.slow(); // a dozen pages, axe on each
   for (const path of [...PAGES, ...(await detailPages(page.request))]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBeLessThan(400);
@@ -24,7 +25,10 @@ test("dark mode: every console page passes axe", async ({ page }) => {
 });
 
 test("dark mode: the API reference passes axe", async ({ page }) => {
-  const res = await page.goto("/docs/api");
-  expect(res?.status()).toBe(200);
+  test.slow();
+  expect((await page.goto("/docs/api"))?.status()).toBe(200);
   await expectAccessible(page, "/docs/api (dark)");
+  expect((await page.goto("/docs/api/webhooks"))?.status()).toBe(200);
+  await page.locator("article#createWebhook details > summary").first().click();
+  await expectAccessible(page, "/docs/api/webhooks (dark)");
 });

@@ -16,6 +16,7 @@ async function expectNoSidewaysScroll(page: Page) {
 test.use({ storageState: OWNER_STATE });
 
 test("phone width: collapsible navigation, stacked cards, the newest message on the first screen, accessible", async ({ page }) => {
+  test.slow(); // a dozen pages, axe on each
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Console" });
   const menu = page.getByRole("button", { name: "Menu" });
@@ -50,10 +51,15 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Settings", "Settings"],
     ["Templates", "Templates"],
     ["Contacts", "Contacts"],
+    ["API reference", "Multi-Channel Messaging Service API"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();
     await nav.getByRole("link", { name, exact: true }).click();
     await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+    if (name === "API reference") {
+      await page.getByRole("navigation", { name: "API resources" }).getByRole("link", { name: "Messages" }).click();
+      await expect(page.locator("article#sendMessage")).toBeVisible();
+    }
     await expectNoSidewaysScroll(page);
     await expectAccessible(page, `${name} (phone)`);
   }

@@ -88,6 +88,19 @@ export const getConsole = cache(async (): Promise<ConsoleContext> => {
   };
 });
 
+/**
+ * The console context when the visitor is signed in with an organization, else null (no redirect):
+ * public pages (the API reference) show the console's frame to signed-in users only.
+ */
+export async function consoleIfSignedIn(): Promise<ConsoleContext | null> {
+  const session = await auth();
+  const userId = session?.user?.id;
+  if (!userId) return null;
+  const db = await getDb();
+  if (!(await getUser(db, userId)) || (await listOrganizationsForUser(db, userId)).length === 0) return null;
+  return getConsole();
+}
+
 /** Makes `orgId` the organization the console works in (the caller has checked membership). */
 export async function rememberOrganization(orgId: string): Promise<void> {
   (await cookies()).set(ORG_COOKIE, orgId, { httpOnly: true, sameSite: "lax", path: "/", maxAge: 365 * 24 * 3600 });
