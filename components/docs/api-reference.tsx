@@ -179,12 +179,12 @@ function Operation({ op }: { op: OperationView }) {
           <Block title="Request body (JSON)">
             <Fields rows={op.request.fields} />
             <h4 className="mt-3 text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">Example request{op.request.exampleFromContract ? "" : " (required fields)"}</h4>
-            <pre className={CODE}>{JSON.stringify(op.request.example, null, 2)}</pre>
+            <pre tabIndex={0} className={CODE}>{JSON.stringify(op.request.example, null, 2)}</pre>
           </Block>
         ) : null}
 
         <Block title="curl">
-          <pre className={CODE}>{op.curl}</pre>
+          <pre tabIndex={0} className={CODE}>{op.curl}</pre>
         </Block>
 
         {op.success ? (
@@ -193,7 +193,7 @@ function Operation({ op }: { op: OperationView }) {
             {op.success.example !== undefined ? (
               <details className="mt-3">
                 <summary className="cursor-pointer text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">Example response</summary>
-                <pre className={`mt-2 max-h-96 ${CODE}`}>{JSON.stringify(op.success.example, null, 2)}</pre>
+                <pre tabIndex={0} className={`mt-2 max-h-96 ${CODE}`}>{JSON.stringify(op.success.example, null, 2)}</pre>
               </details>
             ) : null}
           </Block>

@@ -464,7 +464,7 @@ function AttemptDetails({ delivery: d }: { delivery: Delivery }) {
               {d.request.method} {d.request.url}
             </p>
             <HeaderList headers={d.request.headers} label="Request headers" />
-            <pre className={PRE} data-testid="attempt-request-body">
+            <pre tabIndex={0} className={PRE} data-testid="attempt-request-body">
               {prettyBody(d.request.body)}
             </pre>
             {d.request.bodyTruncated ? <p className="text-xs text-zinc-600 dark:text-zinc-400">The body is cut here in the log; the endpoint received all of it.</p> : null}
@@ -483,7 +483,7 @@ function AttemptDetails({ delivery: d }: { delivery: Delivery }) {
             </p>
             {d.responseHeaders ? <HeaderList headers={d.responseHeaders} label="Response headers" /> : null}
             {d.responseSnippet ? (
-              <pre className={PRE} data-testid="attempt-response-body">
+              <pre tabIndex={0} className={PRE} data-testid="attempt-response-body">
                 {d.responseSnippet}
               </pre>
             ) : (
