@@ -32,6 +32,8 @@ export default tseslint.config(
         {
           patterns: [
             { group: ["@/db", "@/db/*", "**/db", "**/db/*"], message: "app/ and components/ call operations and services in lib/, never db/." },
+            // A database handle re-exported through lib/ (the old lib/console/database.ts) is the same loophole.
+            { group: ["@/**", "./**", "../**"], importNames: ["getDb"], message: "app/ and components/ never hold a database handle; call an operation (ctx.invoke) or a lib/console read." },
             { group: ["@/app/**/actions", "**/app/**/actions"], message: "Server actions live in lib/console/actions/; components never import app/." },
           ],
         },
@@ -42,15 +44,7 @@ export default tseslint.config(
     // The operation core and the domain folders are transport-free: no Next.js, no Request/Response.
     // The adapters (lib/http, lib/console, lib/mcp) and the workflow executor's HTTP side may.
     files: ["lib/**/*.ts"],
-    ignores: [
-      "lib/http/**",
-      "lib/console/**",
-      "lib/mcp/**",
-      "lib/api/**",
-      "lib/workflows/executor/**",
-      // The signed-download route's HTTP side; it moves to lib/http with issue 10 #2 (attachment downloads).
-      "lib/messages/signed-download.ts",
-    ],
+    ignores: ["lib/http/**", "lib/console/**", "lib/mcp/**", "lib/workflows/executor/**"],
     rules: {
       "no-restricted-imports": [
         "error",

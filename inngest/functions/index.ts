@@ -1,10 +1,5 @@
-import { complianceJob } from "./compliance-job";
-import { deliverWebhook } from "./deliver-webhook";
-import { fanoutChunk, fanoutOrchestrate } from "./fanout";
-import { housekeeping } from "./housekeeping";
-import { replayWebhook } from "./replay-webhook";
-import { scanObjectFn } from "./scan-object";
-import { sendScheduled } from "./send-scheduled-message";
-
-/** Every function the app serves. */
-export const functions = [housekeeping, sendScheduled, deliverWebhook, replayWebhook, scanObjectFn, fanoutOrchestrate, fanoutChunk, complianceJob];
+/**
+ * Every function the app serves: the registry's `FUNCTIONS` (each domain's manifest lists its own).
+ * This path remains for callers not yet updated; new code imports `FUNCTIONS` from `@/lib/registry`.
+ */
+export { FUNCTIONS as functions } from "@/lib/registry";

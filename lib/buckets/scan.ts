@@ -8,18 +8,17 @@ import { storage } from "@/lib/providers/storage";
 import { publishWorkflowEvents, publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { bucketPublicId } from "./ids";
 import { ensureBuckets, type ObjectRow, reservedBucket } from "./service";
+import { objectScanRequested } from "./workflow-events";
 
 export { servable } from "./gate";
 
-/** The workflow event that starts an object's scan (inngest/functions/scan-object.ts). */
-export const SCAN_REQUESTED = "svc/object.scan.requested";
 
 /** Starts the scan of `pending` objects with the caller's transaction (embedded) or after it (Inngest). */
 export function requestScan(tx: DbOrTx, rows: Pick<ObjectRow, "id" | "orgId">[]): Promise<() => Promise<void>> {
   // The event id makes a repeated request for the same object one run.
   return publishWorkflowEvents(
     tx,
-    rows.map((r) => ({ id: `scan-${r.id}`, name: SCAN_REQUESTED, data: { objectId: r.id, orgId: r.orgId } })),
+    rows.map((r) => objectScanRequested.create({ objectId: r.id, orgId: r.orgId }, { id: `scan-${r.id}` })),
   );
 }
 
@@ -140,6 +139,6 @@ export async function rescanStale(db: Db, olderThanSeconds = 900): Promise<numbe
     .where(and(eq(bucketObjects.state, "pending"), lt(bucketObjects.finalizedAt, new Date(Date.now() - olderThanSeconds * 1000))))
     .limit(1000);
   // A fresh event id per sweep: the original run may have ended without settling the object.
-  if (rows.length) await publishWorkflowEventsNow(db, rows.map((r) => ({ name: SCAN_REQUESTED, data: { objectId: r.id, orgId: r.orgId } })));
+  if (rows.length) await publishWorkflowEventsNow(db, rows.map((r) => objectScanRequested.create({ objectId: r.id, orgId: r.orgId })));
   return rows.length;
 }

@@ -13,12 +13,13 @@ import { sha256Hex } from "@/lib/trust/jcs";
 import { signArtifact } from "@/lib/trust/keys";
 import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import { appendChainedAudit } from "./chain";
+import { complianceJobRequested } from "./workflow-events";
 
 /**
  * Erasure (`POST /v1/compliance/erasures`, by address or contact) and inbox purge
  * (`POST /v1/compliance/purges`): durable jobs. The request stores the job and publishes
  * `svc/compliance.job.requested` in one audited transaction; the compliance-job workflow
- * (inngest/functions/compliance-job.ts) runs `JOB_STEPS` one `step.run` each — every step is a
+ * (lib/compliance/functions/compliance-job.ts) runs `JOB_STEPS` one `step.run` each — every step is a
  * delete by subject, so a retried or resumed run only finds less to do — and `finishJob` ends it:
  * a chained audit row, the signed deletion certificate, `compliance.erasure.completed`, one
  * transaction. What an erasure removes in the organization: messages from or to the address
@@ -31,7 +32,6 @@ import { appendChainedAudit } from "./chain";
  * thread of the inbox the same way and keeps the inbox.
  */
 
-export const JOB_REQUESTED = "svc/compliance.job.requested";
 export const CERTIFICATE_TYPE = "svc.deletion_certificate.v1";
 
 type JobRow = typeof complianceJobs.$inferSelect;
@@ -66,7 +66,7 @@ async function requestJob(db: Db, principal: Principal, kind: Kind, subject: Job
     if (!job) throw new Error("compliance job insert returned nothing");
     const audit = await recordAudit(tx, principal, { orgId: principal.orgId, action: `compliance.${kind}.requested`, resourceType: "compliance_job", resourceId: job.id, metadata: auditMeta });
     await tx.update(complianceJobs).set({ requestedChainSeq: audit.chainSeq }).where(eq(complianceJobs.id, job.id));
-    const after = await publishWorkflowEvents(tx, [{ name: JOB_REQUESTED, data: { jobId: job.id, orgId: principal.orgId } }]);
+    const after = await publishWorkflowEvents(tx, [complianceJobRequested.create({ jobId: job.id, orgId: principal.orgId })]);
     return { row: { ...job, requestedChainSeq: audit.chainSeq }, afterCommit: after };
   });
   await afterCommit();

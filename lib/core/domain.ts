@@ -1,9 +1,11 @@
+import type { InngestFunction } from "inngest";
+import type { WorkflowEvent } from "@/lib/workflows/define";
 import type { AnyOperation } from "./operation";
 
 /**
  * A domain's manifest: the one thing `lib/registry.ts` imports from a domain folder. Operations
- * come from its `operations.ts`; workflow functions and event schemas join here as the domains'
- * `functions/` and `events.ts` arrive (the registry already collects them).
+ * come from its `operations.ts`, workflow functions from its `functions/`, the workflow events they
+ * handle from its `workflow-events.ts` (`defineWorkflowEvent`: a name and a zod payload schema).
  */
 export interface DomainManifest {
   /** Folder name, e.g. `api-keys`. */
@@ -12,9 +14,9 @@ export interface DomainManifest {
   tag: string;
   operations: readonly AnyOperation[];
   /** Inngest functions of the domain (`lib/<domain>/functions/*.ts`). */
-  functions?: readonly unknown[];
-  /** Workflow event definitions of the domain (`lib/<domain>/events.ts`). */
-  events?: readonly unknown[];
+  functions?: readonly InngestFunction.Any[];
+  /** Workflow events the domain publishes and its functions handle (`lib/<domain>/workflow-events.ts`). */
+  events?: readonly WorkflowEvent[];
   /** Console permissions the domain adds beyond its scopes. */
   permissions?: readonly string[];
 }

@@ -3,7 +3,7 @@ import type { Db } from "@/db";
 import { ledgerEvents, webhooks } from "@/db/schema";
 import { invalidRequest, notFound } from "@/lib/core/errors";
 import type { Principal } from "@/lib/auth/principal";
-import { REPLAY_EVENT } from "@/lib/webhooks/deliver";
+import { webhookReplay } from "@/lib/webhooks/workflow-events";
 import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { decodeEventCursor } from "./cursor";
 
@@ -67,10 +67,10 @@ export async function replayEvents(db: Db, principal: Principal, input: ReplayIn
     for (const w of matching) perWebhook.set(w.id, [...(perWebhook.get(w.id) ?? []), e.eventId]);
   }
   if (perWebhook.size > 0) {
-    // One ordered run per webhook (see inngest/functions/replay-webhook.ts).
+    // One ordered run per webhook (see lib/webhooks/functions/replay-webhook.ts).
     await publishWorkflowEventsNow(
       db,
-      [...perWebhook].map(([webhookId, eventIds]) => ({ name: REPLAY_EVENT, data: { webhookId, eventIds } })),
+      [...perWebhook].map(([webhookId, eventIds]) => webhookReplay.create({ webhookId, eventIds })),
     );
   }
   const first = rows[0];

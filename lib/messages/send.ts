@@ -19,6 +19,7 @@ import { signSend } from "./stages/sign";
 import { outboundRow, storeSend } from "./stages/store";
 import { validateRequest } from "./stages/validate";
 import { type MessageRow, storeMessage } from "./store";
+import { messageCanceled, messageScheduled } from "./workflow-events";
 
 export type { SendResponse } from "./stages/respond";
 export type { SendWarning } from "./stages/draft";
@@ -28,9 +29,6 @@ export type { SendWarning } from "./stages/draft";
  * function over the draft; this file only runs them in order for a send now, a scheduled send, a
  * scheduled send firing, and a dry run.
  */
-
-export const SCHEDULED_EVENT = "svc/message.scheduled";
-export const CANCELED_EVENT = "svc/message.canceled";
 
 /** validate → resolve → render → policy → attach: a send ready to preview, schedule or sign. */
 async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode, policy: { agentId?: string | null } = {}): Promise<AttachedSend> {
@@ -65,7 +63,7 @@ async function schedule(db: Db, a: AttachedSend, sendAt: Date, idempotencyKey: s
     const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: pinnedRequest(a), receivedAt: now }, a.files, {
       thread: false,
     });
-    const after = await publishWorkflowEvents(tx, [{ name: SCHEDULED_EVENT, data: { messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() } }]);
+    const after = await publishWorkflowEvents(tx, [messageScheduled.create({ messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() })]);
     await reserveSend(tx, a.budget, stored.id, now);
     return { row: stored, afterCommit: after };
   }));
@@ -140,7 +138,7 @@ export async function cancelScheduledMessage(db: Db, principal: Principal, messa
     if (!updated) throw notFound("outbound email", "emailId");
     await releaseSend(tx, principal.orgId, current.id);
     await recordAudit(tx, principal, { orgId: principal.orgId, action: "message.scheduled_canceled", resourceType: "message", resourceId: current.id });
-    const after = await publishWorkflowEvents(tx, [{ name: CANCELED_EVENT, data: { messageId: current.id } }]);
+    const after = await publishWorkflowEvents(tx, [messageCanceled.create({ messageId: current.id })]);
     return { row: updated, afterCommit: after };
   });
   await afterCommit();

@@ -6,9 +6,6 @@ import { signatureHeader } from "./signing";
 import { outboundFetch } from "@/lib/providers/http";
 import { loopbackAllowed, webhookUrlProblem } from "./url-guard";
 
-export const DELIVER_EVENT = "svc/webhook.deliver";
-export const REPLAY_EVENT = "svc/webhook.replay";
-
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 

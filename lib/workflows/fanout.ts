@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { fanoutChunks, fanoutRows, fanouts } from "@/db/schema";
 import { publishWorkflowEvents, publishWorkflowEventsNow } from "./publish";
+import { fanoutChunk, fanoutRequested } from "./workflow-events";
 
 /**
  * The fan-out primitive (broadcasts, letter batches): a job pages the members of a source into
@@ -28,8 +29,6 @@ export interface FanoutKind {
   apply(tx: DbOrTx, fanoutId: string, params: Record<string, unknown>, members: { key: string; data: Record<string, unknown> }[]): Promise<number>;
 }
 
-export const REQUESTED_EVENT = "svc/fanout.requested";
-export const CHUNK_EVENT = "svc/fanout.chunk";
 /** Chunks one orchestrator step plans (and one `sendEvent` sends). */
 export const PLAN_WINDOW = 50;
 
@@ -53,7 +52,7 @@ export async function startFanout(tx: DbOrTx, input: { kind: string; params?: Re
     .values({ kind: input.kind, params: input.params ?? {}, chunkSize: input.chunkSize ?? 500 })
     .returning({ id: fanouts.id });
   if (!row) throw new Error("fan-out insert returned nothing");
-  const afterCommit = await publishWorkflowEvents(tx, [{ id: `fanout:${row.id}`, name: REQUESTED_EVENT, data: { fanoutId: row.id } }]);
+  const afterCommit = await publishWorkflowEvents(tx, [fanoutRequested.create({ fanoutId: row.id }, { id: `fanout:${row.id}` })]);
   return { id: row.id, afterCommit };
 }
 
@@ -77,7 +76,7 @@ export async function planAndSend(db: Db, fanoutId: string, from: number, after:
   if (plans.length > 0) {
     await publishWorkflowEventsNow(
       db,
-      plans.map((p) => ({ id: `fanout:${fanoutId}:${p.chunk}`, name: CHUNK_EVENT, data: { fanoutId, ...p } })),
+      plans.map((p) => fanoutChunk.create({ fanoutId, ...p }, { id: `fanout:${fanoutId}:${p.chunk}` })),
     );
   }
   return plans;

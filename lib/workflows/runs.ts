@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "@/db";
 import { type RunStatus, webhooks, wfEvents, wfRuns } from "@/db/schema";
-import { decodeCursor, keysetBefore, toPage } from "@/lib/api/pagination";
+import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 
 /** Operator view of workflow runs (the console shows it): status, steps, errors. */
 export interface ListRunsInput {

@@ -4,7 +4,8 @@ import { getDb } from "@/db";
 import { fanoutChunks, fanoutRows, fanouts } from "@/db/schema";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
-import { CHUNK_EVENT, startFanout } from "@/lib/workflows/fanout";
+import { startFanout } from "@/lib/workflows/fanout";
+import { fanoutChunk } from "@/lib/workflows/workflow-events";
 import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { type Harness, sleep, startHarness, waitForRun } from "./harness";
 
@@ -47,7 +48,7 @@ test("20,000 members fan out in chunks, each member exactly once; a repeated chu
   expect(rows).toEqual({ n: 20_000, members: 20_000 });
 
   // The same chunk again (as a redelivered event would be): applied once, so nothing changes.
-  await publishWorkflowEventsNow(db, [{ id: `again:${id}:7`, name: CHUNK_EVENT, data: { fanoutId: id, chunk: 7, after: "m0003500", last: "m0004000" } }]);
+  await publishWorkflowEventsNow(db, [fanoutChunk.create({ fanoutId: id, chunk: 7, after: "m0003500", last: "m0004000" }, { id: `again:${id}:7` })]);
   await waitForRun("svc-fanout-chunk", (r) => r.event.id === `again:${id}:7` && r.status === "completed");
   const [after] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(fanoutRows).where(eq(fanoutRows.fanoutId, id));
   expect(after?.n).toBe(20_000);

@@ -41,12 +41,12 @@ export interface Harness {
   client: Inngest;
   executor: Executor;
   /** Registers (replaces) the functions the harness serves and syncs them. */
-  serveFunctions(fns: InngestFunction.Any[]): Promise<void>;
+  serveFunctions(fns: readonly InngestFunction.Any[]): Promise<void>;
   /**
    * Serves another client's functions (the app's own) on this server and registers them through
    * the SDK's in-band sync (the client's base URL points elsewhere, so out-of-band cannot be used).
    */
-  serveApp(client: Inngest, fns: InngestFunction.Any[]): Promise<string[]>;
+  serveApp(client: Inngest, fns: readonly InngestFunction.Any[]): Promise<string[]>;
   /** A fresh executor over the same database (the old one must be stopped). */
   newExecutor(overrides?: Partial<ExecutorOptions>): Executor;
   close(): Promise<void>;

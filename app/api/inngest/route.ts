@@ -1,6 +1,6 @@
 import { serve } from "inngest/next";
 import { inngest } from "@/inngest/client";
-import { functions } from "@/inngest/functions";
+import { FUNCTIONS } from "@/lib/registry";
 import { serveOptions, serveUrl } from "@/lib/workflows/config";
 import { registerServeHandler } from "@/lib/workflows/executor/registry";
 
@@ -10,7 +10,7 @@ import { registerServeHandler } from "@/lib/workflows/executor/registry";
  * POST handler is also registered in-process, so the embedded executor in this process calls it
  * with its signed request without a loopback HTTP hop.
  */
-const handlers = serve({ client: inngest, functions, ...serveOptions() });
+const handlers = serve({ client: inngest, functions: [...FUNCTIONS], ...serveOptions() });
 // The adapter reads only what a plain Request has (method, headers, url, body).
 registerServeHandler(serveUrl(), (request) => handlers.POST(request as Parameters<typeof handlers.POST>[0], undefined));
 export const { GET, POST, PUT } = handlers;

@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
-import { sendScheduledMessage } from "@/lib/messages/send";
-import { events, inngest } from "../client";
+import { sendScheduledMessage } from "../send";
+import { inngest } from "@/inngest/client";
+import { messageCanceled, messageScheduled } from "../workflow-events";
 
 /**
  * A scheduled send: sleeps until `sendAt`, then sends the stored request (re-validated when it
@@ -10,8 +11,8 @@ export const sendScheduled = inngest.createFunction(
   {
     id: "send-scheduled-message",
     name: "Send a scheduled message",
-    triggers: [events.messageScheduled],
-    cancelOn: [{ event: "svc/message.canceled", match: "data.messageId" }],
+    triggers: [messageScheduled.trigger],
+    cancelOn: [{ event: messageCanceled.name, match: "data.messageId" }],
     retries: 5,
   },
   async ({ event, step }) => {

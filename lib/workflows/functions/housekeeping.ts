@@ -1,11 +1,12 @@
 import { cron } from "inngest";
 import { getDb } from "@/db";
-import { purgeExpiredIdempotencyKeys } from "@/lib/api/idempotency";
+import { purgeExpiredIdempotencyKeys } from "@/lib/core/idempotency";
 import { rescanStale } from "@/lib/buckets/scan";
 import { sweepStoredBytes } from "@/lib/buckets/sweep";
 import { purgeExpiredRateLimits } from "@/lib/ratelimit";
 import { purgeOldWorkflowEvents } from "@/lib/workflows/runs";
-import { events, inngest } from "../client";
+import { inngest } from "@/inngest/client";
+import { housekeepingRequested } from "../workflow-events";
 
 /**
  * Hourly housekeeping: drops Idempotency-Keys past their retention and executor events past the
@@ -17,7 +18,7 @@ export const housekeeping = inngest.createFunction(
   {
     id: "housekeeping",
     name: "Housekeeping",
-    triggers: [cron("17 * * * *"), events.housekeepingRequested],
+    triggers: [cron("17 * * * *"), housekeepingRequested.trigger],
     concurrency: { limit: 1 },
     retries: 3,
   },

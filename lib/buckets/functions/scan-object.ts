@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
-import { markScanFailed, scanObject } from "@/lib/buckets/scan";
-import { events, inngest } from "../client";
+import { markScanFailed, scanObject } from "../scan";
+import { inngest } from "@/inngest/client";
+import { objectScanRequested } from "../workflow-events";
 
 /**
  * Scans a stored object (an upload after finalize, an inbound email attachment) with the
@@ -12,12 +13,13 @@ export const scanObjectFn = inngest.createFunction(
   {
     id: "scan-object",
     name: "Scan a stored object for malware",
-    triggers: [events.objectScanRequested],
+    triggers: [objectScanRequested.trigger],
     concurrency: { limit: 4 },
     retries: 4,
     onFailure: async ({ event, error }) => {
-      const data = (event.data as { event?: { data?: { objectId?: string } } }).event?.data;
-      if (data?.objectId) await markScanFailed(await getDb(), data.objectId, error.message);
+      // The failed run's event; one that never matched the schema named no object to mark.
+      const original = objectScanRequested.schema.safeParse((event.data as { event?: { data?: unknown } }).event?.data);
+      if (original.success) await markScanFailed(await getDb(), original.data.objectId, error.message);
     },
   },
   async ({ event, step }) => step.run("scan", async () => scanObject(await getDb(), event.data.objectId)),

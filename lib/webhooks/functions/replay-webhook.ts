@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
-import { deliverInOrder } from "@/lib/webhooks/deliver";
-import { events, inngest } from "../client";
+import { deliverInOrder } from "../deliver";
+import { inngest } from "@/inngest/client";
+import { webhookReplay } from "../workflow-events";
 
 const BATCH = 50;
 
@@ -12,7 +13,7 @@ export const replayWebhook = inngest.createFunction(
   {
     id: "replay-webhook",
     name: "Replay events to a webhook",
-    triggers: [events.webhookReplay],
+    triggers: [webhookReplay.trigger],
     concurrency: { limit: 1, key: "event.data.webhookId" },
     retries: 3,
   },

@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
-import { failJob, finishJob, runJobStep } from "@/lib/compliance/jobs";
-import { events, inngest } from "../client";
+import { inngest } from "@/inngest/client";
+import { failJob, finishJob, runJobStep } from "../jobs";
+import { complianceJobRequested } from "../workflow-events";
 
 /**
  * An erasure or inbox purge (lib/compliance/jobs.ts): one memoized step per kind of data, then the
@@ -11,12 +12,13 @@ export const complianceJob = inngest.createFunction(
   {
     id: "compliance-job",
     name: "Erase a data subject or purge an inbox",
-    triggers: [events.complianceJobRequested],
+    triggers: [complianceJobRequested.trigger],
     concurrency: { limit: 2 },
     retries: 4,
     onFailure: async ({ event, error }) => {
-      const data = (event.data as { event?: { data?: { jobId?: string } } }).event?.data;
-      if (data?.jobId) await failJob(await getDb(), data.jobId, error.message);
+      // The failed run's event; one that never matched the schema named no job to fail.
+      const original = complianceJobRequested.schema.safeParse((event.data as { event?: { data?: unknown } }).event?.data);
+      if (original.success) await failJob(await getDb(), original.data.jobId, error.message);
     },
   },
   async ({ event, step }) => {

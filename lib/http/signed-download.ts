@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { env } from "@/lib/env";
 import { userContentHeaders } from "@/lib/providers/storage/user-content";
-import { signedAttachment } from "./attachments";
+import { signedAttachment } from "@/lib/messages/attachments";
 
 const refuse = (status: number, message: string) =>
   new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store" } });
