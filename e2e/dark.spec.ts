@@ -7,7 +7,7 @@ import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
  */
 test.use({ storageState: OWNER_STATE });
 
-const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/agents"];
+const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/audiences", "/agents"];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
   test.slow(); // a dozen pages, axe on each

@@ -98,12 +98,17 @@ export function linkIn(raw: string, pattern: RegExp): string {
   return match[0].replace(/&amp;/g, "&");
 }
 
-/** A template and a contact made through the API with the owner's key: the detail pages the dark and phone runs check. */
+/** A template, a contact and an audience made through the API with the owner's key: the detail pages the dark and phone runs check. */
 export async function detailPages(request: APIRequestContext): Promise<string[]> {
   const source = 'import { Html, Text } from "@react-email/components";\nexport default function E({ name }) { return <Html><Text>Hello {name}</Text></Html>; }';
   const template = await request.post("/v1/templates", { headers: ownerAuth(), data: { name: `Axe ${Date.now()}`, source, subject: "Hi {{ name }}" } });
   expect(template.status(), await template.text()).toBe(200);
   const contact = await request.post("/v1/contacts", { headers: ownerAuth(), data: { displayName: "Axe Contact", handles: [{ channel: "email", value: `axe-${Date.now()}@example.com`, isPrimary: true }] } });
   expect(contact.status(), await contact.text()).toBe(200);
-  return [`/templates/${(await template.json()).template.id}`, `/contacts/${(await contact.json()).contact.id}`];
+  const audience = await request.post("/v1/audiences", { headers: ownerAuth(), data: { name: "Axe audience" } });
+  expect(audience.status(), await audience.text()).toBe(200);
+  const audienceId = (await audience.json()).list.id;
+  const members = await request.post(`/v1/audiences/${audienceId}/members`, { headers: ownerAuth(), data: { members: [{ email: "axe-member@example.com", name: "Axe Member" }] } });
+  expect(members.status(), await members.text()).toBe(200);
+  return [`/templates/${(await template.json()).template.id}`, `/contacts/${(await contact.json()).contact.id}`, `/audiences/${audienceId}`];
 }

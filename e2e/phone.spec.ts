@@ -51,6 +51,7 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Settings", "Settings"],
     ["Templates", "Templates"],
     ["Contacts", "Contacts"],
+    ["Audiences", "Audiences"],
     ["API reference", "Multi-Channel Messaging Service API"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();

@@ -17,6 +17,7 @@ const NAV: (NavItem & { needs: Permission | null })[] = [
   { href: "/files", label: "Files", needs: "buckets:read" },
   { href: "/templates", label: "Templates", needs: "templates:read" },
   { href: "/contacts", label: "Contacts", needs: "contacts:read" },
+  { href: "/audiences", label: "Audiences", needs: "audiences:read" },
   { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/api-keys", label: "API keys", needs: "keys:read" },
   { href: "/webhooks", label: "Webhooks", needs: "webhooks:read" },
