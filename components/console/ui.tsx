@@ -50,7 +50,8 @@ export function Table({ head, children, caption }: { head: ReactNode[]; children
     .map((h, i) => (typeof h === "string" && h !== "" ? `[data-cards="${scope}"] td:nth-child(${i + 1})::before{content:${JSON.stringify(h).replace(/</g, "\\3c ")}}` : ""))
     .join("");
   return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 max-md:border-0 dark:border-zinc-800">
+    // Focusable, so a keyboard can scroll a table wider than the screen (axe: scrollable-region-focusable).
+    <div tabIndex={0} role="region" aria-label={caption ?? "Table"} className="overflow-x-auto rounded-lg border border-zinc-200 max-md:border-0 dark:border-zinc-800">
       {labels ? <style>{`@media (width < 48rem){${labels}}`}</style> : null}
       <table
         data-cards={scope}

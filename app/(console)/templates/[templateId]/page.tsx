@@ -26,7 +26,7 @@ function Diff({ lines }: { lines: DiffLine[] }) {
   const changed = lines.filter((l) => l.kind !== "same").length;
   if (changed === 0) return <p className="text-sm">The two versions are identical.</p>;
   return (
-    <div className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
+    <div tabIndex={0} role="region" aria-label="Line diff" className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
       <pre className="min-w-max py-2 font-mono text-xs" aria-label="Line diff">
         {lines.map((l, i) => (
           <div key={i} className={`flex px-2 ${DIFF_STYLE[l.kind]}`}>
