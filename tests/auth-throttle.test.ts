@@ -14,7 +14,10 @@ import { clientSubject, hit } from "@/lib/ratelimit";
 import { call, newOrg, type TestOrg } from "./harness";
 
 /** A documentation address no other test uses, so the shared store (on PostgreSQL) starts at zero. */
-const freshIp = () => `198.51.100.${1 + (randomBytes(1).readUInt8(0) % 250)}`;
+// Each call a different address (a random start, then the next one): two tests of this file drawing
+// the same random address shared its counts, which throttled one of them early now and then.
+let nextIp = randomBytes(1).readUInt8(0) % 250;
+const freshIp = () => `198.51.100.${1 + (nextIp++ % 250)}`;
 const freshIpv6 = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 const stamped = (ip: string) => ({ [CLIENT_IP_HEADER]: ip, [SERVER_TOKEN_HEADER]: serverToken() });
 
