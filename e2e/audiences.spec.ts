@@ -9,6 +9,7 @@ test.use({ storageState: OWNER_STATE });
  * outbox relay runs in the app server, so the messages are sent to the embedded transport).
  */
 test("audiences: CSV import with progress, remove a member, broadcast with live progress to completed", async ({ page }) => {
+  test.slow(); // a journey through several pages; sandbox renders and a broadcast take seconds each
   await page.goto("/audiences");
   await expect(page.getByRole("heading", { name: "Audiences", level: 1 })).toBeVisible();
   const form = page.getByRole("form", { name: "New audience" });

@@ -9,6 +9,7 @@ test.use({ storageState: OWNER_STATE });
  * 2, compares the versions and rolls back to version 1.
  */
 test("templates: create, live preview with errors in words, publish, diff, roll back", async ({ page }) => {
+  test.slow(); // a journey through several pages; sandbox renders and a broadcast take seconds each
   await page.goto("/");
   await openPage(page, "Templates");
   await expect(page.getByRole("heading", { name: "Templates", level: 1 })).toBeVisible();
@@ -63,6 +64,7 @@ test("templates: create, live preview with errors in words, publish, diff, roll 
 
 /** Contacts: create one with an email handle, add a second handle and make it primary, search for it, remove a handle. */
 test("contacts: create, handles, primary, search, history", async ({ page }) => {
+  test.slow(); // a journey through several pages; sandbox renders and a broadcast take seconds each
   await page.goto("/contacts");
   await expect(page.getByRole("heading", { name: "Contacts", level: 1 })).toBeVisible();
   const form = page.getByRole("form", { name: "New contact" });
