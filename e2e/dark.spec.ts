@@ -10,7 +10,7 @@ test.use({ storageState: OWNER_STATE });
 const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/audiences", "/agents"];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
-  test.slow(); // a dozen pages, axe on each
+  test.setTimeout(600_000); // every console page and its detail pages, axe on each (over 3 minutes on a busy machine)
   for (const path of [...PAGES, ...(await detailPages(page.request))]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBeLessThan(400);
