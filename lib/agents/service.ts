@@ -7,19 +7,19 @@ import { ApiError, notFound } from "@/lib/core/errors";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { fromPublicId, toPublicId } from "@/lib/core/public-ids";
 import { insertSigningKey, jwksKeyOf, type SigningKeyRow } from "@/lib/trust/keys";
+import { isUuid } from "@/lib/core/schemas";
 
 export type AgentRow = typeof agents.$inferSelect;
 type BindingRow = typeof agentBindings.$inferSelect;
 export type AgentStatus = AgentRow["status"];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `agt_<uuid without dashes>`: the passport's public id (the provenance token's `sub`). */
 export const agentPublicId = (uuid: string) => toPublicId("agt_", uuid);
 
 /** The row id an `agt_` id or a UUID names, or null when it is neither. */
 export function agentUuid(ref: string): string | null {
-  if (UUID.test(ref)) return ref.toLowerCase();
+  if (isUuid(ref)) return ref.toLowerCase();
   return fromPublicId("agt_", ref);
 }
 

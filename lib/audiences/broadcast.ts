@@ -18,7 +18,7 @@ import { budgetSubjectOf, refuseInbox, sendingAgent } from "@/lib/messages/stage
 import { renderBody, type RenderedBody } from "@/lib/messages/stages/render";
 import { signSend } from "@/lib/messages/stages/sign";
 import { storeSendInTx } from "@/lib/messages/stages/store";
-import { customHeaders, decodeAttachments } from "@/lib/messages/stages/validate";
+import { customHeaders, decodeAttachments, refuseConflictingBody } from "@/lib/messages/stages/validate";
 import { registerFanoutKind, startFanout } from "@/lib/workflows/fanout";
 import type { z } from "zod";
 import { type broadcastBody, PER_RECIPIENT_FIELDS } from "./contracts";
@@ -75,10 +75,7 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
   }
   const { to: _to, cc: _cc, bcc: _bcc, contactId: _contactId, channel: _channel, sendAt: _sendAt, inReplyTo: _inReplyTo, references: _references, replyToMessageId: _replyToMessageId, dryRun: _dryRun, buttons: _buttons, telegram: _telegram, ...fields } = body;
   const input: SendMessageInput = { ...fields, to: [] };
-  if (input.template && (input.text !== undefined || input.html !== undefined || input.react !== undefined)) {
-    throw invalidRequest("`template` cannot be combined with `text`, `html` or `react`: the template renders the body.", "template");
-  }
-  if (input.react && input.html !== undefined) throw invalidRequest("`react` cannot be combined with `html`: the component renders the html.", "react");
+  refuseConflictingBody(input);
   const headers = customHeaders(input);
   const requested = decodeAttachments(input);
   const audience = await findAudience(db, principal.orgId, audienceId);

@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db";
 import { audienceMembers, audiences } from "@/db/schema";
 import { publicBaseUrl } from "@/lib/env";
 import { urlSigningSecret } from "@/lib/settings";
+import { isUuid } from "@/lib/core/schemas";
 
 /**
  * One-click unsubscribe (RFC 8058) for broadcast messages: each member's message carries
@@ -37,7 +38,7 @@ export function unsubscribeHeaders(sign: UnsubscribeSigner, memberId: string): R
 /** The member a token names, when its signature holds; null otherwise. */
 async function memberOf(db: DbOrTx, token: string) {
   const [version, memberId, sig] = token.split(".");
-  if (version !== TOKEN_VERSION || !memberId || !sig || !/^[0-9a-f-]{36}$/i.test(memberId)) return null;
+  if (version !== TOKEN_VERSION || !memberId || !sig || !isUuid(memberId)) return null;
   const expected = Buffer.from(mac(await urlSigningSecret(db), memberId));
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;

@@ -2,11 +2,11 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { bucketObjects } from "@/db/schema";
 import { ApiError, notFound } from "@/lib/core/errors";
+import { isUuid } from "@/lib/core/schemas";
 
 type ObjectRow = typeof bucketObjects.$inferSelect;
 type State = ObjectRow["state"];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether anyone but the owner may receive an object (share links, attachments): `clean`, or trusted `skipped`. */
 export const servable = (state: State) => state === "clean" || state === "skipped";
@@ -43,7 +43,7 @@ export async function refuseUnscannedAttachment<A extends { id: string }>(db: Db
  * has not finished, 403 when infected or unscannable.
  */
 export async function attachableObject(db: DbOrTx, orgId: string, objectId: string, param: string): Promise<ObjectRow> {
-  const [row] = UUID.test(objectId) ? await db.select().from(bucketObjects).where(and(eq(bucketObjects.orgId, orgId), eq(bucketObjects.id, objectId))) : [];
+  const [row] = isUuid(objectId) ? await db.select().from(bucketObjects).where(and(eq(bucketObjects.orgId, orgId), eq(bucketObjects.id, objectId))) : [];
   if (!row || row.state === "uploading") throw notFound("object", param);
   refuseUnservable(row, param, "attached");
   return row;

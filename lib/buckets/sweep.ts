@@ -6,15 +6,15 @@ import { attachmentStorageOwner } from "@/lib/messages/attachments";
 import { storage } from "@/lib/providers/storage";
 import { filesystemBackend } from "@/lib/providers/storage";
 import { type StorageOwner, type SweepResult, sweepOrphans } from "@/lib/providers/storage/sweep";
+import { isUuid } from "@/lib/core/schemas";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Bucket objects' bytes live at `objects/<orgId>/<objectId>`; a row in any state claims its key. */
 export function objectStorageOwner(db: DbOrTx): StorageOwner {
   return {
     prefix: "objects/",
     async owned(keys) {
-      const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => UUID.test(id));
+      const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => isUuid(id));
       if (ids.length === 0) return new Set();
       const rows = await db.select({ storageKey: bucketObjects.storageKey }).from(bucketObjects).where(inArray(bucketObjects.id, ids));
       return new Set(rows.map((r) => r.storageKey));

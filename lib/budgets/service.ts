@@ -7,6 +7,7 @@ import { recordAudit } from "@/lib/core/audit";
 import { invalidRequest, notFound } from "@/lib/core/errors";
 import type { BudgetSetInput } from "./contracts";
 import { type BudgetRow, type BudgetUsage, usageOf } from "./enforce";
+import { isUuid } from "@/lib/core/schemas";
 
 export function toBudget(row: BudgetRow, usage: BudgetUsage) {
   return {
@@ -63,7 +64,7 @@ async function scopeKeyOf(db: DbOrTx, orgId: string, input: BudgetSetInput): Pro
     if (agent) return agentPublicId(agent.id);
   }
   // A key budget, or an agent budget naming the agent's API key (spec: "api key id for key/agent").
-  const [key] = /^[0-9a-f-]{36}$/i.test(scopeId)
+  const [key] = isUuid(scopeId)
     ? await db
         .select({ id: apiKeys.id })
         .from(apiKeys)

@@ -7,11 +7,11 @@ import { ApiError, invalidRequest, notFound, notPermitted, uniqueViolation } fro
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { listMessages } from "@/lib/messages/read";
 import { type HandleChannel, normalizeHandle } from "./handles";
+import { isUuid } from "@/lib/core/schemas";
 
 type ContactRow = typeof contacts.$inferSelect;
 type HandleRow = typeof contactHandles.$inferSelect;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ContactRef = { kind: "id"; id: string } | { kind: "alias"; alias: string } | { kind: "self" };
 
@@ -20,7 +20,7 @@ export function parseContactRef(ref: string): ContactRef | null {
   if (ref === "@me") return { kind: "self" };
   if (ref.startsWith("@") && ref.length > 1) return { kind: "alias", alias: ref.slice(1).toLowerCase() };
   const id = ref.startsWith("contact:") ? ref.slice("contact:".length) : ref;
-  return UUID.test(id) ? { kind: "id", id: id.toLowerCase() } : null;
+  return isUuid(id) ? { kind: "id", id: id.toLowerCase() } : null;
 }
 
 /** True when `value` is written as a contact reference (`@…` or `contact:…`) rather than an address. */

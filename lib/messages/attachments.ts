@@ -12,6 +12,7 @@ import { storage } from "@/lib/providers/storage";
 import type { StorageOwner } from "@/lib/providers/storage/sweep";
 import { urlSigningSecret } from "@/lib/settings";
 import { toAttachment } from "./read";
+import { isUuid } from "@/lib/core/schemas";
 
 type AttachmentRow = typeof attachments.$inferSelect;
 
@@ -82,14 +83,13 @@ export async function signedAttachment(
   return a ? bytesOf(a) : null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** For the storage sweep: attachment bytes live at `attachments/<orgId>/<attachmentId>`. */
 export function attachmentStorageOwner(db: DbOrTx): StorageOwner {
   return {
     prefix: "attachments/",
     async owned(keys) {
-      const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => UUID.test(id));
+      const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => isUuid(id));
       if (ids.length === 0) return new Set();
       const rows = await db.select({ storageKey: attachments.storageKey }).from(attachments).where(inArray(attachments.id, ids));
       return new Set(rows.map((r) => r.storageKey));

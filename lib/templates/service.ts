@@ -10,11 +10,11 @@ import { TemplateError } from "./render/errors";
 import { renderReact } from "./render/index";
 import { parseSubjectTemplate, renderSubject } from "./render/subject";
 import { parseVariableSchema, type RootVariableSchema, validateVariables } from "./render/variables";
+import { isUuid } from "@/lib/core/schemas";
 
 type TemplateRow = typeof templates.$inferSelect;
 type VersionRow = typeof templateVersions.$inferSelect;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function toTemplate(row: TemplateRow) {
   return {
@@ -65,7 +65,7 @@ export function slugify(name: string): string {
 
 /** The organization's template by id or slug (404 `idOrSlug` otherwise); `lock` takes its row lock. */
 export async function findTemplate(db: DbOrTx, orgId: string, idOrSlug: string, opts: { lock?: boolean; param?: string } = {}): Promise<TemplateRow> {
-  const where = and(eq(templates.orgId, orgId), UUID.test(idOrSlug) ? eq(templates.id, idOrSlug.toLowerCase()) : eq(templates.slug, idOrSlug));
+  const where = and(eq(templates.orgId, orgId), isUuid(idOrSlug) ? eq(templates.id, idOrSlug.toLowerCase()) : eq(templates.slug, idOrSlug));
   const q = db.select().from(templates).where(where).limit(1);
   const [row] = opts.lock ? await q.for("update") : await q;
   if (!row) throw notFound("template", opts.param ?? "idOrSlug");

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
+import { spawnChild } from "./child";
 
 /**
  * Crash safety of broadcasts with real processes: a broadcast is killed with SIGKILL half-way
@@ -10,7 +11,6 @@ import { afterAll, expect, test } from "vitest";
  * then have exactly one message. On PGlite, and on PostgreSQL when DATABASE_URL is set. CI runs
  * 1,000 members; BROADCAST_CRASH_MEMBERS=10000 runs the issue's figure.
  */
-const ROOT = path.resolve(__dirname, "../..");
 const TOTAL = Number(process.env.BROADCAST_CRASH_MEMBERS ?? 1000);
 const children: ChildProcess[] = [];
 let dataDir = "";
@@ -21,19 +21,8 @@ afterAll(() => {
 });
 
 function child(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/workflows/broadcast-crash-child.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawnChild("tests/workflows/broadcast-crash-child.ts", args, env, onLine);
   children.push(proc);
-  let out = "";
-  proc.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-    let i: number;
-    while ((i = out.indexOf("\n")) >= 0) {
-      const line = out.slice(0, i);
-      out = out.slice(i + 1);
-      if (line.startsWith("{\"") && !line.includes("\"level\"")) onLine(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  proc.stderr?.resume();
   return proc;
 }
 

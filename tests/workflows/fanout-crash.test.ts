@@ -1,15 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
+import { spawnChild } from "./child";
 
 /**
  * Crash safety of the fan-out with real processes: a 20,000-member fan-out is killed with SIGKILL
  * half-way and a new process resumes it; every member must then exist exactly once. On PGlite, and
  * on PostgreSQL when DATABASE_URL is set (the suite's PostgreSQL run).
  */
-const ROOT = path.resolve(__dirname, "../..");
 const TOTAL = 20_000;
 const children: ChildProcess[] = [];
 let dataDir = "";
@@ -20,19 +20,8 @@ afterAll(() => {
 });
 
 function child(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/workflows/fanout-crash-child.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawnChild("tests/workflows/fanout-crash-child.ts", args, env, onLine);
   children.push(proc);
-  let out = "";
-  proc.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-    let i: number;
-    while ((i = out.indexOf("\n")) >= 0) {
-      const line = out.slice(0, i);
-      out = out.slice(i + 1);
-      if (line.startsWith("{\"") && !line.includes("\"level\"")) onLine(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  proc.stderr?.resume();
   return proc;
 }
 

@@ -6,6 +6,7 @@ import { addMembersAction, createAudienceAction, deleteAudienceAction, readBroad
 import { batches, type ImportRow, readMemberCsv } from "@/lib/console/csv";
 import { Button, Field, FormError, Select, TextArea, useAction, useActionForm } from "../form";
 import { ErrorNotice, StatusBadge } from "../ui";
+import { formText } from "../form-text";
 
 /** The members operation takes at most this many members a request. */
 const BATCH = 2000;
@@ -40,10 +41,7 @@ export function AddMemberForm({ audienceId }: { audienceId: string }) {
         e.preventDefault();
         const form = e.currentTarget;
         const data = new FormData(form);
-        const text = (k: string) => {
-          const v = data.get(k);
-          return typeof v === "string" ? v.trim() : "";
-        };
+        const text = formText(data);
         const who = text("email");
         const member = who.startsWith("@") || who.startsWith("contact:") ? { contact: who } : { email: who };
         add.mutate({ audienceId, members: [{ ...member, ...(text("name") ? { name: text("name") } : {}) }] }, { onSuccess: () => form.reset() });

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { addHandleAction, createContactAction, deleteContactAction, removeHandleAction, updateHandleAction } from "@/lib/console/actions/contacts";
 import { Button, Field, FormError, Select, useAction } from "../form";
 import { ErrorNotice } from "../ui";
+import { formText } from "../form-text";
 
 /** The channels a handle can be added for here; postal handles need an address form (the API takes them). */
 export const FORM_CHANNELS = ["email", "a2a", "sms", "phone", "telegram", "slack"] as const;
@@ -31,7 +32,7 @@ export function NewContactForm() {
       onSubmit={(e) => {
         e.preventDefault();
         const data = new FormData(e.currentTarget);
-        const str = (k: string) => (typeof data.get(k) === "string" ? (data.get(k) as string).trim() : "");
+        const str = formText(data);
         create.mutate({
           displayName: str("displayName"),
           ...(str("alias") ? { alias: str("alias") } : {}),
@@ -77,10 +78,7 @@ export function AddHandleForm({ contactId }: { contactId: string }) {
         e.preventDefault();
         const form = e.currentTarget;
         const data = new FormData(form);
-        const text = (k: string) => {
-          const v = data.get(k);
-          return typeof v === "string" ? v.trim() : "";
-        };
+        const text = formText(data);
         const label = text("label");
         add.mutate(
           { contactRef: contactId, channel, value: text("value"), ...(label ? { label } : {}), isPrimary: data.get("isPrimary") === "true" },

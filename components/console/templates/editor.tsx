@@ -6,6 +6,7 @@ import { archiveTemplateAction, createTemplateAction, previewTemplateAction, pub
 import { sandboxedDocument } from "../messaging/message-body";
 import { Button, Field, FormError, TextArea, useAction } from "../form";
 import { ErrorNotice } from "../ui";
+import { formText } from "../form-text";
 
 /** How long typing pauses before the preview renders again. */
 const PREVIEW_PAUSE_MS = 400;
@@ -239,7 +240,7 @@ export function NewTemplateForm() {
       onSubmit={(e) => {
         e.preventDefault();
         const data = new FormData(e.currentTarget);
-        const str = (k: string) => (typeof data.get(k) === "string" ? (data.get(k) as string).trim() : "");
+        const str = formText(data);
         const schema = parseObject(str("variables"), "The variables schema");
         if (!schema.ok) return setJsonError(schema.message);
         setJsonError(null);
