@@ -52,6 +52,7 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Templates", "Templates"],
     ["Contacts", "Contacts"],
     ["Audiences", "Audiences"],
+    ["Budgets", "Budgets"],
     ["API reference", "Multi-Channel Messaging Service API"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();

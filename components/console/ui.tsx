@@ -208,3 +208,41 @@ export function Details({ items }: { items: [string, ReactNode][] }) {
     </dl>
   );
 }
+
+/**
+ * A usage bar: a native `<progress>` named by its label, with the numbers in words beside it
+ * ("7 of 10 recipients"). Green below 80%, amber from 80%, red when `over` (the limit is reached).
+ * A limit of 0 shows as a full bar.
+ */
+export function UsageBar({ label, used, limit, unit, over }: { label: string; used: number; limit: number; unit: string; over?: boolean }) {
+  const id = useId();
+  const ratio = limit > 0 ? used / limit : 1;
+  const fill = over || ratio >= 1 ? "red" : ratio >= 0.8 ? "amber" : "green";
+  const bar = {
+    green: "[&::-webkit-progress-value]:bg-emerald-600 [&::-moz-progress-bar]:bg-emerald-600",
+    amber: "[&::-webkit-progress-value]:bg-amber-500 [&::-moz-progress-bar]:bg-amber-500",
+    red: "[&::-webkit-progress-value]:bg-red-600 [&::-moz-progress-bar]:bg-red-600",
+  }[fill];
+  return (
+    <div className="w-full min-w-40 space-y-1">
+      <div className="flex flex-wrap justify-between gap-x-2 text-xs">
+        <span id={`${id}-label`} className="text-zinc-600 dark:text-zinc-400">
+          {label}
+        </span>
+        <span id={`${id}-value`} className={over ? "font-semibold text-red-700 dark:text-red-400" : undefined}>
+          {used.toLocaleString("en-US")} of {limit.toLocaleString("en-US")} {unit}
+        </span>
+      </div>
+      <progress
+        value={limit > 0 ? Math.min(used, limit) : 1}
+        max={limit > 0 ? limit : 1}
+        aria-labelledby={`${id}-label`}
+        aria-describedby={`${id}-value`}
+        className={cx(
+          "block h-2 w-full appearance-none overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800 [&::-webkit-progress-bar]:bg-zinc-200 dark:[&::-webkit-progress-bar]:bg-zinc-800",
+          bar,
+        )}
+      />
+    </div>
+  );
+}

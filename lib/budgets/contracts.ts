@@ -10,7 +10,9 @@ import { isoDate, uuidParam } from "@/lib/core/schemas";
 const tag = "Budgets";
 
 export const BUDGET_SCOPES = ["account", "key", "agent"] as const;
-const limit = z.int().min(0).max(1_000_000).nullable();
+/** The largest value a numeric limit takes (the console's inputs carry it too). */
+export const BUDGET_LIMIT_MAX = 1_000_000;
+const limit = z.int().min(0).max(BUDGET_LIMIT_MAX).nullable();
 
 export const budgetLimitsSchema = z.object({
   maxSendsPerDay: limit.describe("Recipients per rolling 24 hours (a send to three recipients counts three). `0` refuses every send."),
@@ -38,7 +40,7 @@ export const budgetSchema = z.object({
   updatedAt: isoDate,
 });
 
-const limitInput = z.int().min(0).max(1_000_000).nullable().optional();
+const limitInput = z.int().min(0).max(BUDGET_LIMIT_MAX).nullable().optional();
 export const budgetSetBody = z.strictObject({
   scope: z.enum(BUDGET_SCOPES),
   scopeId: z.string().trim().min(1).max(200).nullable().optional().describe("Required for `key` (an API key id of this organization) and `agent`; omitted or null for `account`."),

@@ -127,16 +127,25 @@ export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), 
   return { sendsLast24h: Number(sends?.day ?? 0), newRecipientsLastHour: Number(sends?.hour ?? 0), accountHasComplaint: complaint !== undefined, spentLast24hCents: spent };
 }
 
+/**
+ * The first send limit that `recipients` more would break under `limits` and `usage`, or null;
+ * limits that do not parse break (`unevaluable`). With `recipients` 1 it says whether the budget is
+ * tripped now (the console's budgets page).
+ */
+export function brokenLimit(limits: unknown, usage: BudgetUsage, recipients: number): { limit: BudgetLimitName; limitValue: number | boolean | null } | null {
+  const parsed = budgetLimitsSchema.safeParse(limits);
+  if (!parsed.success) return { limit: "unevaluable", limitValue: null };
+  const l = parsed.data;
+  if (l.hardStopOnComplaint === true && usage.accountHasComplaint) return { limit: "hardStopOnComplaint", limitValue: true };
+  if (l.maxSendsPerDay !== null && usage.sendsLast24h + recipients > l.maxSendsPerDay) return { limit: "maxSendsPerDay", limitValue: l.maxSendsPerDay };
+  if (l.maxNewRecipientsPerHour !== null && usage.newRecipientsLastHour + recipients > l.maxNewRecipientsPerHour) return { limit: "maxNewRecipientsPerHour", limitValue: l.maxNewRecipientsPerHour };
+  return null;
+}
+
 /** The first limit a send of `recipients` would break, or null. Unreadable limits break. */
 export function sendTrip(b: BudgetRow, usage: BudgetUsage, recipients: number, inboxId: string | null): BudgetTrip | null {
-  const parsed = budgetLimitsSchema.safeParse(b.limits);
-  const trip = (limit: BudgetLimitName, limitValue: number | boolean | null): BudgetTrip => ({ budget: b, limit, limitValue, usage, requested: recipients, inboxId });
-  if (!parsed.success) return trip("unevaluable", null);
-  const l = parsed.data;
-  if (l.hardStopOnComplaint === true && usage.accountHasComplaint) return trip("hardStopOnComplaint", true);
-  if (l.maxSendsPerDay !== null && usage.sendsLast24h + recipients > l.maxSendsPerDay) return trip("maxSendsPerDay", l.maxSendsPerDay);
-  if (l.maxNewRecipientsPerHour !== null && usage.newRecipientsLastHour + recipients > l.maxNewRecipientsPerHour) return trip("maxNewRecipientsPerHour", l.maxNewRecipientsPerHour);
-  return null;
+  const broken = brokenLimit(b.limits, usage, recipients);
+  return broken ? { budget: b, ...broken, usage, requested: recipients, inboxId } : null;
 }
 
 export interface SendBudgetPlan {

@@ -1,0 +1,149 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { BUDGET_LIMIT_MAX, budgetSetBody } from "@/lib/budgets/contracts";
+import { deleteBudgetAction, setBudgetAction } from "@/lib/console/actions/budgets";
+import { inputRules } from "../contract-input";
+import { formText } from "../form-text";
+import { ConfirmButton } from "../dialog";
+import { Button, Field, FormError, Select, useAction } from "../form";
+
+type Scope = "account" | "key" | "agent";
+export interface BudgetSubjectOption {
+  id: string;
+  label: string;
+}
+export interface BudgetLimitsValue {
+  maxSendsPerDay: number | null;
+  maxNewRecipientsPerHour: number | null;
+  hardStopOnComplaint: boolean | null;
+  maxSpendPerDayCents: number | null;
+}
+
+/** A number input's value for the API: empty is "no limit" (null); anything else is sent as typed (the API says what is wrong). */
+function limitValue(data: FormData, name: string): number | string | null {
+  const raw = data.get(name);
+  if (typeof raw !== "string" || raw.trim() === "") return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : raw;
+}
+
+/** The fields that show their own error (anything else is said above the Save button). */
+const FIELDS = ["scope", "scopeId", "limits.maxSendsPerDay", "limits.maxNewRecipientsPerHour", "limits.maxSpendPerDayCents"];
+const numberRules = { type: "number", min: 0, max: BUDGET_LIMIT_MAX, step: 1, inputMode: "numeric" } as const;
+
+/**
+ * Sets (creates or replaces) the budget of one scope: the account, an API key or an agent. Every
+ * limit left empty is none; the limits are those of `PUT /v1/budgets`.
+ */
+export function SetBudgetForm({ keys, agents }: { keys: BudgetSubjectOption[] | null; agents: BudgetSubjectOption[] | null }) {
+  const [scope, setScope] = useState<Scope>("account");
+  const set = useAction(setBudgetAction);
+  const [saved, setSaved] = useState<string | null>(null);
+  const err = (name: string) => set.fieldError(name);
+  const options = scope === "key" ? keys : scope === "agent" ? agents : null;
+  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const data = new FormData(form);
+    const scopeId = formText(data)("scopeId");
+    setSaved(null);
+    set.mutate(
+      {
+        scope,
+        ...(scope === "account" ? {} : { scopeId: scopeId || null }),
+        enabled: data.get("enabled") === "on",
+        limits: {
+          maxSendsPerDay: limitValue(data, "maxSendsPerDay"),
+          maxNewRecipientsPerHour: limitValue(data, "maxNewRecipientsPerHour"),
+          hardStopOnComplaint: data.get("hardStopOnComplaint") === "on" ? true : null,
+          ...(scope === "account" ? { maxSpendPerDayCents: limitValue(data, "maxSpendPerDayCents") } : {}),
+        },
+      },
+      { onSuccess: () => setSaved(scope === "account" ? "Saved the account's budget." : `Saved the ${scope} budget.`) },
+    );
+  };
+  return (
+    <form aria-label="Set a budget" noValidate onSubmit={onSubmit} className="space-y-3">
+      <Select label="Applies to" name="scope" value={scope} onChange={(e) => setScope(e.target.value as Scope)} error={err("scope")}>
+        <option value="account">The whole account</option>
+        <option value="key">One API key</option>
+        <option value="agent">One agent</option>
+      </Select>
+      {scope !== "account" ? (
+        options && options.length > 0 ? (
+          <Select key={scope} label={scope === "key" ? "API key" : "Agent"} name="scopeId" required error={err("scopeId")}>
+            {options.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.label}
+              </option>
+            ))}
+          </Select>
+        ) : (
+          <Field
+            key={scope}
+            label={scope === "key" ? "API key id" : "Agent id (agt_…) or its API key id"}
+            name="scopeId"
+            {...inputRules(budgetSetBody, "scopeId")}
+            required
+            error={err("scopeId")}
+          />
+        )
+      ) : null}
+      <div className="grid gap-3 sm:grid-cols-2">
+        <Field label="Recipients per day (rolling 24 hours)" name="maxSendsPerDay" {...numberRules} hint="Empty: no limit. 0 refuses every send." error={err("limits.maxSendsPerDay")} />
+        <Field label="Recipients per hour" name="maxNewRecipientsPerHour" {...numberRules} hint="Every recipient of each send counts." error={err("limits.maxNewRecipientsPerHour")} />
+        {scope === "account" ? (
+          <Field label="Paid spend per day (US cents)" name="maxSpendPerDayCents" {...numberRules} hint="Letters and calls; 0 blocks every paid send." error={err("limits.maxSpendPerDayCents")} />
+        ) : null}
+      </div>
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" name="hardStopOnComplaint" /> Refuse every send once the account has a complaint
+      </label>
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" name="enabled" defaultChecked /> Enforced (a disabled budget only shows usage)
+      </label>
+      <FormError failure={set.failure && !FIELDS.some((f) => set.failure?.fields[f]) ? set.failure : null} />
+      {saved ? (
+        <p role="status" className="text-sm text-emerald-800 dark:text-emerald-300">
+          {saved}
+        </p>
+      ) : null}
+      <Button type="submit" pending={set.isPending}>
+        Save budget
+      </Button>
+    </form>
+  );
+}
+
+/** Enforce/stop enforcing a budget (the same upsert with its limits) and delete it. */
+export function BudgetActions({ budget, label }: { budget: { id: string; scope: Scope; scopeId: string | null; enabled: boolean; limits: BudgetLimitsValue }; label: string }) {
+  const toggle = useAction(setBudgetAction);
+  const remove = useAction(deleteBudgetAction);
+  const { scope, scopeId, limits } = budget;
+  return (
+    <div className="space-y-1">
+      <div className="flex flex-wrap gap-2">
+        <Button
+          type="button"
+          variant="secondary"
+          pending={toggle.isPending}
+          aria-label={`${budget.enabled ? "Stop enforcing" : "Enforce"} the budget of ${label}`}
+          onClick={() => toggle.mutate({ scope, ...(scope === "account" ? {} : { scopeId }), enabled: !budget.enabled, limits })}
+        >
+          {budget.enabled ? "Disable" : "Enable"}
+        </Button>
+        <ConfirmButton
+          label="Delete"
+          ariaLabel={`Delete the budget of ${label}`}
+          title={`Delete the budget of ${label}?`}
+          description="Sends are no longer limited by it. Its usage is kept: a new budget for the same scope starts from it."
+          confirmLabel="Delete budget"
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate({ budgetId: budget.id })}
+        />
+      </div>
+      <FormError failure={toggle.failure ?? remove.failure} />
+    </div>
+  );
+}
