@@ -27,7 +27,7 @@ function Diff({ lines }: { lines: DiffLine[] }) {
   if (changed === 0) return <p className="text-sm">The two versions are identical.</p>;
   return (
     <div tabIndex={0} role="region" aria-label="Line diff" className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
-      <pre className="min-w-max py-2 font-mono text-xs" aria-label="Line diff">
+      <pre className="min-w-max py-2 font-mono text-xs">
         {lines.map((l, i) => (
           <div key={i} className={`flex px-2 ${DIFF_STYLE[l.kind]}`}>
             <span className="w-8 shrink-0 text-right text-zinc-600 select-none dark:text-zinc-400">{l.oldNo ?? ""}</span>
