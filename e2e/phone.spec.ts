@@ -53,6 +53,7 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Contacts", "Contacts"],
     ["Audiences", "Audiences"],
     ["Budgets", "Budgets"],
+    ["Compliance", "Compliance"],
     ["API reference", "Multi-Channel Messaging Service API"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();

@@ -20,6 +20,7 @@ const NAV: (NavItem & { needs: Permission | null })[] = [
   { href: "/audiences", label: "Audiences", needs: "audiences:read" },
   { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/budgets", label: "Budgets", needs: "budgets:read" },
+  { href: "/compliance", label: "Compliance", needs: "compliance:read" },
   { href: "/api-keys", label: "API keys", needs: "keys:read" },
   { href: "/webhooks", label: "Webhooks", needs: "webhooks:read" },
   { href: "/events", label: "Events", needs: "events:read" },

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { and, arrayOverlaps, eq, inArray, or, sql } from "drizzle-orm";
+import { and, arrayOverlaps, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { attachments, auditLogs, complianceJobs, contactHandles, contacts, idempotencyKeys, inboxes, ledgerEvents, messages, suppressions, threads } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
@@ -109,6 +109,17 @@ export async function getJob(db: DbOrTx, principal: Principal, kind: Kind, jobId
     .where(and(eq(complianceJobs.orgId, principal.orgId), eq(complianceJobs.kind, kind), eq(complianceJobs.id, jobId)));
   if (!row) throw notFound(kind === "erasure" ? "erasure job" : "purge job", "jobId");
   return { job: toJob(row) };
+}
+
+/** The organization's erasure and purge jobs, newest first (the console's list; the API reads one job by id). */
+export async function listJobs(db: DbOrTx, principal: Principal, limit: number) {
+  const rows = await db
+    .select()
+    .from(complianceJobs)
+    .where(eq(complianceJobs.orgId, principal.orgId))
+    .orderBy(desc(complianceJobs.createdAt), desc(complianceJobs.id))
+    .limit(limit);
+  return rows.map(toJob);
 }
 
 async function loadJob(db: DbOrTx, jobId: string): Promise<JobRow | null> {

@@ -2,6 +2,7 @@ import { getDb } from "@/db";
 import { hasPassword as userHasPassword } from "@/lib/account/users";
 import { listAuditActions } from "@/lib/audit/service";
 import type { Permission } from "@/lib/auth/roles";
+import { listJobs } from "@/lib/compliance/jobs";
 import { ApiError } from "@/lib/core/errors";
 import { type ThreadSummary, threadSummaries as summariesOf } from "@/lib/messages/read";
 import { describeInvitation as describe } from "@/lib/organizations/invitations";
@@ -40,6 +41,15 @@ export async function threadSummaries(ctx: ConsoleContext, threadIds: string[]):
 export async function workflowRuns(ctx: ConsoleContext, input: Omit<ListRunsInput, "orgId">) {
   need(ctx, "events:read");
   return listWorkflowRuns(await getDb(), { ...input, orgId: ctx.org.id });
+}
+
+/** How many erasure and purge jobs the compliance page lists (newest first). */
+export const COMPLIANCE_JOBS_SHOWN = 50;
+
+/** The organization's erasure and purge jobs, newest first, with their certificates once completed. */
+export async function complianceJobs(ctx: ConsoleContext, limit = COMPLIANCE_JOBS_SHOWN) {
+  need(ctx, "compliance:read");
+  return listJobs(await getDb(), ctx.principal, limit);
 }
 
 /** Whether the signed-in user can sign in with a password (settings offers to set one if not). */

@@ -1,5 +1,6 @@
 import Link from "next/link";
-import { FileRowActions, ScanWatcher, ShareLinks, UploadBox } from "@/components/console/files/files";
+import { FileRowActions, ShareLinks, UploadBox } from "@/components/console/files/files";
+import { RefreshWhile } from "@/components/console/refresh-while";
 import { Badge, Card, EmptyState, NoAccess, PageHeader, Table, Td, Time } from "@/components/console/ui";
 import { getBucketObject, listBucketObjects, listBuckets, listShareLinkOpens, listShareLinks } from "@/lib/buckets/operations";
 import { getConsole } from "@/lib/console/context";
@@ -31,7 +32,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <PageHeader title="Files" description="Upload files to buckets; every file is scanned for malware before it can be shared. Share links can have a password, a use limit and an expiry." />
-      <ScanWatcher active={objects.some((o) => o.scanStatus === "pending")} />
+      <RefreshWhile active={objects.some((o) => o.scanStatus === "pending")} />
       <div className="space-y-6">
         <nav aria-label="Buckets" className="flex flex-wrap gap-2">
           {buckets.map((b) => (

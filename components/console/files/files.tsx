@@ -1,23 +1,12 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { createShareLinkAction, deleteObjectAction, finalizeUploadAction, requestUploadAction, revokeShareLinkAction } from "@/lib/console/actions/files";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { ConfirmButton } from "../dialog";
 import { Badge, Mono, Table, Td, Time } from "../ui";
-
-/** Refreshes the page every two seconds while a file's scan is pending, so its status appears. */
-export function ScanWatcher({ active }: { active: boolean }) {
-  const router = useRouter();
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => router.refresh(), 2000);
-    return () => clearInterval(timer);
-  }, [active, router]);
-  return null;
-}
 
 interface Presigned {
   objectId: string;
