@@ -9009,6 +9009,8 @@ export interface operations {
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
+                            /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                            contactId: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -10724,6 +10726,8 @@ export interface operations {
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
+                            /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                            contactId: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -11162,6 +11166,8 @@ export interface operations {
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
                             }) | null;
+                            /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                            contactId: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -14066,6 +14072,8 @@ export interface operations {
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
                                 }) | null;
+                                /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                                contactId: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /**
@@ -14236,6 +14244,8 @@ export interface operations {
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
                                 }) | null;
+                                /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                                contactId: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /**

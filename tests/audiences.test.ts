@@ -100,7 +100,12 @@ describe("broadcasts", () => {
 
     const audience = (await call("POST", "/v1/audiences", { ...key(), body: { name: "Launch" } })).body.list.id;
     const emails = Array.from({ length: 30 }, (_, i) => `member${String(i).padStart(2, "0")}@example.com`);
-    await call("POST", `/v1/audiences/${audience}/members`, { ...key(), body: { members: [...emails, complainer].map((email) => ({ email })) } });
+    // The first member is added as a contact: its messages are linked to it.
+    const reader = await newContact(org, { handles: [{ channel: "email", value: emails[0] ?? "" }] });
+    await call("POST", `/v1/audiences/${audience}/members`, {
+      ...key(),
+      body: { members: [{ contact: `contact:${reader.id}` }, ...[...emails.slice(1), complainer].map((email) => ({ email }))] },
+    });
 
     const refused = await call("POST", `/v1/audiences/${audience}/send`, { ...key(), body: { inboxId: inbox.id, to: "x@example.com", text: "x" } });
     expect(refused.status).toBe(400);
@@ -124,6 +129,7 @@ describe("broadcasts", () => {
       .where(and(isNotNull(messages.broadcastId), eq(messages.inboxId, inbox.id), eq(messages.subject, "Hi friend")));
     expect(sent.map((m) => m.to[0]).sort()).toEqual(emails);
     expect(sent.every((m) => m.status === "sent")).toBe(true);
+    expect(sent.filter((m) => m.contactId !== null).map((m) => [m.to[0], m.contactId])).toEqual([[emails[0], reader.id]]);
 
     // The wire form: List-Unsubscribe with a link to this service, one-click, both DKIM-signed.
     const raw = fs.readFileSync(path.join(env.OUTBOX_DIR, `${sent[0]?.providerMessageId}.eml`)).toString();

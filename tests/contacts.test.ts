@@ -179,4 +179,33 @@ describe("history", () => {
     const none = await newContact(mine, { handles: [] });
     expect((await call("GET", `/v1/contacts/${none.id}/messages`, { key: mine.secret })).body).toEqual({ messages: [], pagination: { nextCursor: null, hasMore: false } });
   });
+
+  test("messages are linked to their contact: inbound by the sender's handle, outbound by contactId", async () => {
+    const mine = await newOrg();
+    const theirs = await newOrg();
+    const inbox = await newInbox(mine, "linked");
+    const sender = await newInbox(theirs, "sender");
+    const c = await newContact(mine, { handles: [{ channel: "email", value: sender.address.toUpperCase() }] });
+    // Inbound from a known sender: linked in the receiving organization, not in the sender's.
+    const sent = await call("POST", "/v1/messages", { key: theirs.secret, body: { inboxId: sender.id, to: inbox.address, subject: "From a contact", text: "x" } });
+    expect(sent.status).toBe(200);
+    const theirCopy = await call("GET", `/v1/messages/${sent.body.id}`, { key: theirs.secret });
+    expect(theirCopy.body.message.contactId).toBeNull();
+    const received = await call("GET", `/v1/messages?inboxId=${inbox.id}&direction=inbound`, { key: mine.secret });
+    expect(received.body.messages.map((m: { subject: string; contactId: string | null }) => [m.subject, m.contactId])).toEqual([["From a contact", c.id]]);
+    // An unknown sender stays unlinked.
+    const stranger = await newInbox(theirs, "stranger");
+    await call("POST", "/v1/messages", { key: theirs.secret, body: { inboxId: stranger.id, to: inbox.address, subject: "From a stranger", text: "x" } });
+    const both = await call("GET", `/v1/messages?inboxId=${inbox.id}&direction=inbound`, { key: mine.secret });
+    expect(both.body.messages.map((m: { subject: string; contactId: string | null }) => [m.subject, m.contactId])).toEqual([
+      ["From a stranger", null],
+      ["From a contact", c.id],
+    ]);
+    // Outbound: the contact the send named with contactId; a plain address names none.
+    const out = await call("POST", "/v1/messages", { key: mine.secret, body: { inboxId: inbox.id, to: "cc-too@example.com", contactId: `contact:${c.id}`, subject: "Reply", text: "x" } });
+    expect(out.body).toMatchObject({ id: expect.any(String) });
+    expect((await call("GET", `/v1/messages/${out.body.id}`, { key: mine.secret })).body.message.contactId).toBe(c.id);
+    const plain = await call("POST", "/v1/messages", { key: mine.secret, body: { inboxId: inbox.id, to: "nobody@example.com", subject: "Plain", text: "x" } });
+    expect((await call("GET", `/v1/messages/${plain.body.id}`, { key: mine.secret })).body.message.contactId).toBeNull();
+  });
 });

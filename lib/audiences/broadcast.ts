@@ -272,6 +272,7 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
       inReplyTo: null,
       references: [],
       channel,
+      contactId: typeof m.data.contactId === "string" ? m.data.contactId : null,
       subject: content.subject,
       text: content.text,
       html: content.html,
@@ -323,7 +324,7 @@ registerFanoutKind(BROADCAST_KIND, {
       .where(eq(broadcasts.id, String(params.broadcastId)));
     if (!b) return [];
     const rows = await db
-      .select({ id: audienceMembers.id, email: audienceMembers.email })
+      .select({ id: audienceMembers.id, email: audienceMembers.email, contactId: audienceMembers.contactId })
       .from(audienceMembers)
       .where(
         and(
@@ -335,7 +336,7 @@ registerFanoutKind(BROADCAST_KIND, {
         ),
       )
       .orderBy(asc(audienceMembers.email));
-    return rows.map((r) => ({ key: r.email, data: { id: r.id } }));
+    return rows.map((r) => ({ key: r.email, data: { id: r.id, contactId: r.contactId } }));
   },
   apply: (tx, _fanoutId, params, members) => applyBroadcastChunk(tx, params, members),
 });

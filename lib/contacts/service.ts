@@ -130,12 +130,13 @@ export async function contactAddress(db: DbOrTx, orgId: string, ref: string, cha
   throw invalidRequest(`The contact ${name} has no ${channels.join(" or ")} address to send to.`, param);
 }
 
-/** The contact owning an address on a channel (inbound linking), or null. */
-export async function contactByHandle(db: DbOrTx, orgId: string, channel: HandleChannel, value: string): Promise<string | null> {
+/** The contact owning an address on one of the channels (inbound linking), or null. */
+export async function contactByHandle(db: DbOrTx, orgId: string, channels: HandleChannel[], value: string): Promise<string | null> {
+  if (channels.length === 0) return null;
   const [row] = await db
     .select({ contactId: contactHandles.contactId })
     .from(contactHandles)
-    .where(and(eq(contactHandles.orgId, orgId), eq(contactHandles.channel, channel), eq(contactHandles.value, value.toLowerCase())))
+    .where(and(eq(contactHandles.orgId, orgId), inArray(contactHandles.channel, channels), eq(contactHandles.value, value.toLowerCase())))
     .limit(1);
   return row?.contactId ?? null;
 }

@@ -153,6 +153,10 @@ export const messageSchema = z.object({
   inReplyTo: z.string().nullable(),
   references: z.array(z.string()),
   scheduledAt: isoDate.nullable(),
+  contactId: z
+    .uuid()
+    .nullable()
+    .describe("The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast."),
 });
 
 const tagM = "Messages";

@@ -55,6 +55,7 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
     inReplyTo: row.inReplyTo,
     references: row.references,
     scheduledAt: row.scheduledAt?.toISOString() ?? null,
+    contactId: row.contactId,
     ...(full ? { textBody: row.textBody, htmlBody: row.htmlBody, attachments: (files ?? []).map(toAttachment) } : {}),
   };
 }

@@ -4,6 +4,14 @@ import { attachments, messages, threads } from "@/db/schema";
 import { appendEvent } from "@/lib/events/ledger";
 import { trackInboundAttachments } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
+import { contactByHandle } from "@/lib/contacts/service";
+import { HANDLE_CHANNELS, type HandleChannel } from "@/lib/contacts/handles";
+
+/** The handle channels an inbound sender's address is looked up on. */
+function linkChannels(channel: string): HandleChannel[] {
+  if (channel === "email" || channel === "a2a") return ["email", "a2a"];
+  return (HANDLE_CHANNELS as readonly string[]).includes(channel) ? [channel as HandleChannel] : [];
+}
 
 /**
  * Writing messages: threading, the message row, its attachments' bytes, the thread's counters and
@@ -63,9 +71,13 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
       ? null
       : await resolveThread(tx, { orgId: input.orgId, inboxId: input.inboxId, inReplyTo: input.inReplyTo ?? null, references: input.references, subject: input.subject ?? "", at });
   const sizeBytes = Buffer.byteLength(input.textBody ?? "") + Buffer.byteLength(input.htmlBody ?? "") + files.reduce((n, f) => n + f.content.length, 0);
+  // An inbound sender who is one of the organization's contacts is linked on receipt. Email and
+  // a2a addresses are the same addresses (an inbox of this service receives both).
+  const contactId =
+    input.contactId !== undefined || input.direction !== "inbound" ? input.contactId : await contactByHandle(tx, input.orgId, linkChannels(input.channel), input.fromAddress);
   const [row] = await tx
     .insert(messages)
-    .values({ ...input, threadId, sizeBytes, receivedAt: at })
+    .values({ ...input, contactId, threadId, sizeBytes, receivedAt: at })
     .returning();
   if (!row) throw new Error("message insert returned nothing");
   for (const file of files) {

@@ -40,6 +40,8 @@ export interface ResolvedSend extends ValidatedRequest {
   inReplyTo: string | null;
   references: string[];
   channel: ChannelAdapter;
+  /** The contact the request named with `contactId`, stored on the message; null otherwise. */
+  contactId: string | null;
 }
 
 /** `render`: what the message says. */

@@ -69,10 +69,10 @@ export async function resolveSend(db: DbOrTx, principal: Principal, v: Validated
   const orgId = principal.orgId;
   const channels = handleChannels(v.input.channel);
   const to = await recipientsOf(db, orgId, "to", v.input.to, channels);
-  if (v.input.contactId) {
-    const ref = isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`;
-    to.push((await contactAddress(db, orgId, ref, channels, "contactId")).address);
-  }
+  const named = v.input.contactId
+    ? await contactAddress(db, orgId, isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`, channels, "contactId")
+    : null;
+  if (named) to.push(named.address);
   const cc = await recipientsOf(db, orgId, "cc", v.input.cc, channels);
   const bcc = await recipientsOf(db, orgId, "bcc", v.input.bcc, channels);
   const recipients = [...new Set([...to, ...cc, ...bcc])];
@@ -80,5 +80,5 @@ export async function resolveSend(db: DbOrTx, principal: Principal, v: Validated
   const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);
   const internal = await inboxesByAddress(db, recipients);
   const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel({ recipients, internal });
-  return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel };
+  return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel, contactId: named?.contactId ?? null };
 }

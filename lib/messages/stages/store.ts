@@ -42,6 +42,7 @@ export function outboundRow(s: ApprovedSend, messageIdHeader: string, idempotenc
     tags: s.tags,
     idempotencyKey,
     agentId: s.agent?.id ?? null,
+    contactId: s.contactId,
   };
 }
 
@@ -98,6 +99,7 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
         {
           ...outboundRow(s, s.messageIdHeader, null),
           agentId: null,
+          contactId: undefined, // linked in the recipient's organization, by the sender's address
           orgId: target.orgId,
           inboxId: target.id,
           direction: "inbound",

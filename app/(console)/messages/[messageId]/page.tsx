@@ -58,6 +58,9 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
             items={[
               ["Status", <DeliveryStatusBadge key="s" status={m.deliveryStatus} />],
               ["From", sender],
+              ...(m.contactId && ctx.can("contacts:read")
+                ? [["Contact", <Link key="ct" className="link" href={`/contacts/${m.contactId}`}>Open the {m.direction === "inbound" ? "sender's" : "recipient's"} contact</Link>] as [string, ReactNode]]
+                : []),
               ["To", formatAddresses(m.to)],
               ...(m.cc.length > 0 ? [["Cc", formatAddresses(m.cc)] as [string, string]] : []),
               ...(m.bcc.length > 0 ? [["Bcc", formatAddresses(m.bcc)] as [string, string]] : []),
