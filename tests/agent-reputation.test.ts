@@ -35,7 +35,7 @@ async function boundAgent() {
   const inbox = await newInbox(org, "rep");
   await req("POST", `/v1/agents/${agent.agentId}/bind`, { inboxId: inbox.id });
   const send = (to: string[]) => req("POST", "/v1/messages", { inboxId: inbox.id, to, subject: "Update", text: "News" });
-  return { agent, send, reputation: async () => (await req("GET", `/v1/agents/${agent.agentId}/reputation`)).body };
+  return { agent, inbox, send, reputation: async () => (await req("GET", `/v1/agents/${agent.agentId}/reputation`)).body };
 }
 
 async function auditOf(agentUuid: string) {
@@ -130,5 +130,28 @@ describe("agent reputation", () => {
     const { send, reputation } = await boundAgent();
     expect((await send(sim("bounce", 5))).status).toBe(200);
     expect(await reputation()).toMatchObject({ state: "healthy", window: { sends: 5, bounces: 5 }, rates: { bounceRate: 1 } });
+  });
+
+  test("broadcasts: a throttled agent's must fit in the hour's allowance (429); a quarantined agent's are refused (403)", async () => {
+    const { inbox, send, reputation } = await boundAgent();
+    const audience = async (size: number) => {
+      const id = (await req("POST", "/v1/audiences", { name: `Rep ${size}` })).body.list.id as string;
+      const members = Array.from({ length: size }, (_, i) => ({ email: `member${i}-${id.slice(0, 8)}@example.com` }));
+      expect((await req("POST", `/v1/audiences/${id}/members`, { members })).status).toBe(200);
+      return (body: Record<string, unknown> = {}) => req("POST", `/v1/audiences/${id}/send`, { inboxId: inbox.id, subject: "News", text: "x", ...body });
+    };
+    expect((await send([...sim("success", 19), ...sim("bounce", 1)])).status).toBe(200);
+    expect(await reputation()).toMatchObject({ state: "throttled", window: { sends: 20 } });
+    // One message sent this hour (to 20 recipients); the allowance is 100 messages: 100 members do not fit, 2 do.
+    const tooMany = await (await audience(100))();
+    expect(tooMany.status).toBe(429);
+    expect(tooMany.body.error).toMatchObject({ code: "rate_limited", param: "inboxId" });
+    expect(tooMany.body.error.message).toContain("this broadcast makes 100");
+    const small = await audience(2);
+    expect((await small()).status).toBe(202);
+    expect((await send(sim("bounce", 2))).status).toBe(200);
+    const quarantined = await small({ idempotencyKey: "again" });
+    expect(quarantined.status).toBe(403);
+    expect(quarantined.body.error.message).toContain("quarantined");
   });
 });

@@ -188,9 +188,10 @@ export async function evaluateAgents(db: Db | DbOrTx, rows: AgentRow[], now = ne
 /**
  * The policy stage's reputation check for a send made as `agent`: quarantined → 403 (the send is
  * refused, `shouldSend` false); throttled → at most REPUTATION_THROTTLED_SENDS_PER_HOUR sends per
- * rolling hour (429 `rate_limited` with Retry-After beyond).
+ * rolling hour (429 `rate_limited` with Retry-After beyond). `sends`: how many messages the
+ * request makes (a broadcast makes one per member: all of them must fit in the hour's allowance).
  */
-export async function refuseByReputation(db: Db, agent: AgentRow, now = new Date()): Promise<void> {
+export async function refuseByReputation(db: Db, agent: AgentRow, now = new Date(), sends = 1): Promise<void> {
   const [evaluated] = await evaluateAgents(db, [agent], now);
   const a = evaluated?.row ?? agent;
   if (a.reputationState === "quarantined") {
@@ -202,10 +203,10 @@ export async function refuseByReputation(db: Db, agent: AgentRow, now = new Date
   const [row] = rowsOf<{ n: string | number; oldest: string | Date | null }>(
     await db.execute(sql`select count(*) as n, min(created_at) as oldest from messages where agent_id = ${a.id} and direction = 'outbound' and created_at >= ${since.toISOString()}::timestamptz`),
   );
-  if (Number(row?.n ?? 0) < limit) return;
+  if (Number(row?.n ?? 0) + sends <= limit) return;
   const oldest = row?.oldest ? new Date(row.oldest) : now;
   const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + HOUR - now.getTime()) / 1000));
-  throw new ApiError("rate_limited", `The agent ${agentPublicId(a.id)} is throttled (${a.reputationReason ?? "reputation"}): at most ${limit} sends per hour.`, "inboxId").withHeaders({
+  throw new ApiError("rate_limited", `The agent ${agentPublicId(a.id)} is throttled (${a.reputationReason ?? "reputation"}): at most ${limit} sends per hour${sends > 1 ? `, and this broadcast makes ${sends}` : ""}.`, "inboxId").withHeaders({
     "Retry-After": String(retryAfter),
   });
 }

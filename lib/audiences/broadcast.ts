@@ -4,6 +4,7 @@ import type { Db, DbOrTx } from "@/db";
 import { audienceMembers, broadcasts, fanouts, inboxes, messages, suppressions } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { type BudgetSubject, checkSendBudgets } from "@/lib/budgets/enforce";
+import { evaluateAgents, refuseByReputation } from "@/lib/agents/reputation";
 import { findAgentById } from "@/lib/agents/service";
 import { channelAdapter } from "@/lib/channels";
 import { recordAudit } from "@/lib/core/audit";
@@ -93,6 +94,9 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
     .from(audienceMembers)
     .where(and(eq(audienceMembers.audienceId, audience.id), eq(audienceMembers.status, "active")));
   await checkSendBudgets(db, budgetSubject, Number(members?.n ?? 0), inbox.id);
+  // The agent's reputation, as for a send: quarantined → 403; throttled → every member's message
+  // must fit in the hour's allowance (429).
+  if (agent) await refuseByReputation(db, agent, new Date(), Math.max(1, Number(members?.n ?? 0)));
   const content: BroadcastContent = {
     ...rendered,
     headers,
@@ -242,9 +246,11 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
     reach.map((m) => m.key),
   );
   const sign = await unsubscribeSigner(tx);
-  // The agent it was queued as; one suspended or revoked since makes no more messages.
-  const agent = content.agentId ? await findAgentById(tx, content.agentId) : null;
-  if (content.agentId && agent?.status !== "active") {
+  // The agent it was queued as; one suspended, revoked or quarantined since (its members' bounces
+  // count as they arrive) makes no more messages.
+  const found = content.agentId ? await findAgentById(tx, content.agentId) : null;
+  const agent = found ? ((await evaluateAgents(tx, [found]))[0]?.row ?? found) : null;
+  if (content.agentId && (agent?.status !== "active" || agent.reputationState === "quarantined")) {
     skipped += reach.length;
     reach = [];
   }
