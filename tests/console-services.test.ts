@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { wfRuns } from "@/db/schema";
 import { tailEvents } from "@/lib/console/events-tail";
-import { overview } from "@/lib/console/overview";
+import { deliveryVolume, overview } from "@/lib/console/overview";
 import { consolePrincipal } from "@/lib/auth/roles";
 import { authSecret } from "@/lib/console/secret";
 import { addMember } from "@/lib/organizations/service";
@@ -19,27 +19,48 @@ async function cookieFor(userId: string): Promise<string> {
 }
 
 describe("overview", () => {
-  test("counts, messages per day in and out, and outcomes come from the organization's data only", async () => {
+  test("counts, messages in and out, and the delivery volume by outcome come from the organization's data only", async () => {
     const db = await getDb();
     const org = await newOrg();
     const other = await newOrg();
     const a = await newInbox(org, "ov-a");
     const b = await newInbox(org, "ov-b");
-    await newInbox(other, "ov-other");
+    const theirs = await newInbox(other, "ov-other");
     for (const to of [b.address, "someone@example.com", "bounce@simulator.amazonses.com"]) {
       const res = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: a.id, to, text: "hi" } });
       expect(res.status).toBe(200);
     }
-    const o = await overview(db, consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "owner" }));
+    // The other organization's sends must not show up in this one's figures.
+    await call("POST", "/v1/messages", { key: other.secret, body: { inboxId: theirs.id, to: "bounce@simulator.amazonses.com", text: "x" } });
+    const owner = consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "owner" });
+    const o = await overview(db, owner);
     expect(o.counts.inboxes).toBe(2);
     expect(o.counts.activeApiKeys).toBe(1);
     expect(o.messages).toEqual({ inbound: 1, outbound: 3 });
-    const today = o.perDay[o.perDay.length - 1];
-    expect(today).toMatchObject({ inbound: 1, outbound: 3 });
-    const byOutcome = Object.fromEntries(o.outcomes.map((x) => [x.outcome, x.count]));
+
     // Internal delivery (b) is delivered at once; the simulator's bounce is "bounced"; the other is delivered.
-    expect(byOutcome).toMatchObject({ sent: 0, bounced: 1, delivered: 2, complained: 0 });
-    expect(o.outcomes.reduce((n, x) => n + x.count, 0)).toBe(3);
+    const now = new Date();
+    const sum = (v: Awaited<ReturnType<typeof deliveryVolume>>) => v.buckets.reduce((n, b) => n + Object.values(b.counts).reduce((x, y) => x + y, 0), 0);
+    for (const [range, length, bucket] of [["24h", 24, "hour"], ["7d", 7, "day"], ["30d", 30, "day"]] as const) {
+      const v = await deliveryVolume(db, owner, range, now);
+      expect(v.bucket).toBe(bucket);
+      expect(v.buckets).toHaveLength(length);
+      expect(v.totals).toMatchObject({ sent: 0, bounced: 1, delivered: 2, complained: 0, failed: 0 });
+      expect(sum(v)).toBe(3);
+    }
+    const day = await deliveryVolume(db, owner, "7d", now);
+    expect(day.buckets.at(-1)?.start).toBe(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
+    expect(Object.values(day.buckets.at(-1)?.counts ?? {}).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+    const hour = await deliveryVolume(db, owner, "24h", now);
+    expect(hour.buckets.at(-1)?.start).toBe(`${now.toISOString().slice(0, 13)}:00:00Z`);
+    const [h0, h1] = hour.buckets.map((b) => new Date(b.start).getTime());
+    expect((h1 ?? 0) - (h0 ?? 0)).toBe(3600_000);
+    // A day later the sends are out of the 24-hour range, and in the 7-day range but not in its last day.
+    const later = new Date(now.getTime() + 24 * 3600_000);
+    expect(sum(await deliveryVolume(db, owner, "24h", later))).toBe(0);
+    const week = await deliveryVolume(db, owner, "7d", later);
+    expect(sum(week)).toBe(3);
+    expect(Object.values(week.buckets.at(-1)?.counts ?? {}).every((n) => n === 0)).toBe(true);
 
     // A member's overview hides what their role cannot read.
     const asMember = await overview(db, consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "member" }));

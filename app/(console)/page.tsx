@@ -1,19 +1,43 @@
 import Link from "next/link";
-import { MessagesPerDayChart, OutcomesChart, Stat } from "@/components/console/observe/overview-charts";
+import { Stat } from "@/components/console/observe/overview-charts";
+import { VolumeChart } from "@/components/console/observe/volume-chart";
 import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { CHART_DAYS, WINDOW_DAYS } from "@/lib/console/overview";
-import { overview } from "@/lib/console/reads";
+import { isVolumeRange, VOLUME_RANGES, type VolumeRange, WINDOW_DAYS } from "@/lib/console/overview";
+import { param, type SearchParams } from "@/lib/console/pages";
+import { deliveryVolume, overview } from "@/lib/console/reads";
 
 export const metadata = { title: "Overview — svc console" };
 
 const dash = <span className="text-zinc-600 dark:text-zinc-400">—</span>;
 
-/** The organization at a glance: resource counts, message traffic per day and delivery outcomes. */
-export default async function OverviewPage() {
+/** Links that switch the volume chart's range (`?range=`); the current one is marked. */
+function RangeSwitch({ current }: { current: VolumeRange }) {
+  return (
+    <nav aria-label="Chart range" className="flex rounded-md border border-zinc-300 p-0.5 text-sm dark:border-zinc-700">
+      {Object.entries(VOLUME_RANGES).map(([range, { label }]) => (
+        <Link
+          key={range}
+          href={range === "24h" ? "/" : `/?range=${range}`}
+          scroll={false}
+          aria-current={range === current ? "true" : undefined}
+          aria-label={`Last ${label}`}
+          className="rounded px-2.5 py-1 text-zinc-700 hover:bg-zinc-100 aria-[current]:bg-zinc-900 aria-[current]:text-white dark:text-zinc-300 dark:hover:bg-zinc-800 dark:aria-[current]:bg-zinc-100 dark:aria-[current]:text-zinc-900"
+        >
+          {range}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** The organization at a glance: resource counts and delivery volume by outcome over 24 h, 7 d or 30 d. */
+export default async function OverviewPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) return <NoAccess what="the overview" />;
-  const data = await overview(ctx);
+  const asked = param(await searchParams, "range");
+  const range: VolumeRange = isVolumeRange(asked) ? asked : "24h";
+  const [data, volume] = await Promise.all([overview(ctx), deliveryVolume(ctx, range)]);
   const { counts } = data;
   const fresh = (counts.inboxes ?? 0) === 0 && data.messages.inbound + data.messages.outbound === 0;
   return (
@@ -63,18 +87,16 @@ export default async function OverviewPage() {
             testId="overview-webhooks"
           />
         </dl>
-        <div className="grid gap-6 xl:grid-cols-2">
-          <Card title="Messages per day">
-            {data.perDay.some((d) => d.inbound + d.outbound > 0) ? (
-              <MessagesPerDayChart days={data.perDay} />
-            ) : (
-              <EmptyState title={`No messages in the last ${CHART_DAYS} days`} description="Messages sent and received by this organization's inboxes appear here, per day." />
-            )}
-          </Card>
-          <Card title="Delivery outcomes">
-            <OutcomesChart outcomes={data.outcomes} days={WINDOW_DAYS} />
-          </Card>
-        </div>
+        <Card title="Delivery volume" actions={<RangeSwitch current={range} />}>
+          {Object.values(volume.totals).some((n) => n > 0) ? (
+            <VolumeChart volume={volume} rangeLabel={VOLUME_RANGES[range].label} />
+          ) : (
+            <EmptyState
+              title={`No outbound messages in the last ${VOLUME_RANGES[range].label}`}
+              description="Messages sent from this organization's inboxes appear here by what became of them: delivered, bounced, complained, failed."
+            />
+          )}
+        </Card>
       </div>
     </>
   );

@@ -5,21 +5,12 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { OUTBOUND_DELIVERY_STATUSES } from "@/lib/messages/delivery-status";
 
-/** Days of the messages-per-day chart (today in UTC and the 13 before it). */
-export const CHART_DAYS = 14;
-/** The window of the message totals and delivery outcomes. */
+/** The window of the message totals. */
 export const WINDOW_DAYS = 30;
 
 /** What became of outbound messages: the derived delivery status (lib/messages/delivery-status.ts). */
 export const OUTCOMES = OUTBOUND_DELIVERY_STATUSES;
 export type Outcome = (typeof OUTCOMES)[number];
-
-export interface DayCount {
-  /** `YYYY-MM-DD` (UTC). */
-  day: string;
-  inbound: number;
-  outbound: number;
-}
 
 export interface Overview {
   /** Counts the principal may read; null where its role lacks the read scope. */
@@ -31,18 +22,11 @@ export interface Overview {
   };
   /** Messages created in the last `WINDOW_DAYS` days. */
   messages: { inbound: number; outbound: number };
-  /** Oldest first, one entry per day (zeros included). */
-  perDay: DayCount[];
-  /** Outbound messages of the window by outcome, every outcome present (zeros included). */
-  outcomes: { outcome: Outcome; count: number }[];
 }
 
 const DAY_MS = 24 * 3600 * 1000;
 
 const isOutcome = (v: string): v is Outcome => (OUTCOMES as readonly string[]).includes(v);
-
-/** `YYYY-MM-DD` of a date in UTC. */
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** A count when the principal holds `scope`, else null (the page shows no number it may not read). */
 async function countIf(principal: Principal, scope: Scope, run: () => Promise<number>): Promise<number | null> {
@@ -51,18 +35,17 @@ async function countIf(principal: Principal, scope: Scope, run: () => Promise<nu
 
 /**
  * The console's Overview: resource counts and the organization's message traffic. One aggregate
- * query (GROUP BY day, direction, outcome) over the window reads the organization's messages
- * through `messages_org_created_idx` (org_id, created_at), so it stays cheap at any table size.
+ * query (GROUP BY direction) over the window reads the organization's messages through
+ * `messages_org_created_idx` (org_id, created_at), so it stays cheap at any table size.
  */
 export async function overview(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Overview> {
   const org = principal.orgId;
   const since = new Date(now.getTime() - WINDOW_DAYS * DAY_MS);
-  const day = sql<string>`to_char(${messages.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
-    .select({ day, direction: messages.direction, outcome: messages.deliveryStatus, count: sql<number>`count(*)`.mapWith(Number) })
+    .select({ direction: messages.direction, count: sql<number>`count(*)`.mapWith(Number) })
     .from(messages)
     .where(and(eq(messages.orgId, org), gte(messages.createdAt, since)))
-    .groupBy(day, messages.direction, messages.deliveryStatus);
+    .groupBy(messages.direction);
 
   const inboxCount = await countIf(principal, "inboxes:read", () => db.$count(inboxes, and(eq(inboxes.orgId, org), ne(inboxes.status, "deleted"))));
   const customDomains = await countIf(principal, "domains:read", () => db.$count(domains, and(eq(domains.orgId, org), eq(domains.isShared, false))));
@@ -73,17 +56,8 @@ export async function overview(db: DbOrTx, principal: Principal, now: Date = new
   const allWebhooks = await countIf(principal, "webhooks:read", () => db.$count(webhooks, eq(webhooks.orgId, org)));
   const activeWebhooks = await countIf(principal, "webhooks:read", () => db.$count(webhooks, and(eq(webhooks.orgId, org), eq(webhooks.status, "active"))));
 
-  const firstChartDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS);
-  const perDay: DayCount[] = Array.from({ length: CHART_DAYS }, (_, i) => ({ day: utcDay(new Date(firstChartDay.getTime() + i * DAY_MS)), inbound: 0, outbound: 0 }));
-  const byDay = new Map(perDay.map((d) => [d.day, d]));
   const totals = { inbound: 0, outbound: 0 };
-  const outcomes = new Map<Outcome, number>(OUTCOMES.map((o) => [o, 0]));
-  for (const r of rows) {
-    totals[r.direction] += r.count;
-    const entry = byDay.get(r.day);
-    if (entry) entry[r.direction] += r.count;
-    if (r.direction === "outbound" && isOutcome(r.outcome)) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + r.count);
-  }
+  for (const r of rows) totals[r.direction] += r.count;
 
   return {
     counts: {
@@ -93,7 +67,64 @@ export async function overview(db: DbOrTx, principal: Principal, now: Date = new
       webhooks: allWebhooks === null || activeWebhooks === null ? null : { total: allWebhooks, active: activeWebhooks },
     },
     messages: totals,
-    perDay,
-    outcomes: OUTCOMES.map((outcome) => ({ outcome, count: outcomes.get(outcome) ?? 0 })),
   };
+}
+
+/** The ranges of the delivery volume chart: the last 24 hours by hour, the last 7 or 30 days by day (UTC). */
+export const VOLUME_RANGES = {
+  "24h": { label: "24 hours", bucket: "hour", buckets: 24 },
+  "7d": { label: "7 days", bucket: "day", buckets: 7 },
+  "30d": { label: "30 days", bucket: "day", buckets: 30 },
+} as const;
+export type VolumeRange = keyof typeof VOLUME_RANGES;
+
+export const isVolumeRange = (v: unknown): v is VolumeRange => typeof v === "string" && Object.hasOwn(VOLUME_RANGES, v);
+
+export interface VolumeBucket {
+  /** Start of the bucket, ISO 8601 in UTC (`2026-11-23T14:00:00Z`). */
+  start: string;
+  /** Outbound messages created in the bucket, by their delivery status. */
+  counts: Record<Outcome, number>;
+}
+
+export interface DeliveryVolume {
+  range: VolumeRange;
+  bucket: "hour" | "day";
+  /** Oldest first, every bucket of the range present (zeros included); the last one holds `now`. */
+  buckets: VolumeBucket[];
+  /** Per outcome over the whole range. */
+  totals: Record<Outcome, number>;
+}
+
+const HOUR_MS = 3600 * 1000;
+const zeros = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+
+/**
+ * Outbound messages of the organization per hour (24 h) or per UTC day (7 or 30 d), by delivery
+ * status: one aggregate query (GROUP BY bucket, delivery_status) over `messages_org_created_idx`;
+ * no message row is loaded. Buckets with no messages are filled in with zeros.
+ */
+export async function deliveryVolume(db: DbOrTx, principal: Principal, range: VolumeRange, now: Date = new Date()): Promise<DeliveryVolume> {
+  const { bucket, buckets: n } = VOLUME_RANGES[range];
+  const step = bucket === "hour" ? HOUR_MS : DAY_MS;
+  const current = bucket === "hour" ? Math.floor(now.getTime() / HOUR_MS) * HOUR_MS : Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const first = current - (n - 1) * step;
+  const unit = bucket === "hour" ? sql.raw("'hour'") : sql.raw("'day'");
+  const start = sql<string>`to_char(date_trunc(${unit}, ${messages.createdAt} at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`;
+  const rows = await db
+    .select({ start, outcome: messages.deliveryStatus, count: sql<number>`count(*)`.mapWith(Number) })
+    .from(messages)
+    .where(and(eq(messages.orgId, principal.orgId), eq(messages.direction, "outbound"), gte(messages.createdAt, new Date(first))))
+    .groupBy(start, messages.deliveryStatus);
+
+  const buckets: VolumeBucket[] = Array.from({ length: n }, (_, i) => ({ start: new Date(first + i * step).toISOString().replace(".000Z", "Z"), counts: zeros() }));
+  const byStart = new Map(buckets.map((b) => [b.start, b]));
+  const totals = zeros();
+  for (const r of rows) {
+    const b = byStart.get(r.start);
+    if (!b || !isOutcome(r.outcome)) continue;
+    b.counts[r.outcome] += r.count;
+    totals[r.outcome] += r.count;
+  }
+  return { range, bucket, buckets, totals };
 }

@@ -8,7 +8,7 @@ import { type ThreadSummary, threadSummaries as summariesOf } from "@/lib/messag
 import { describeInvitation as describe } from "@/lib/organizations/invitations";
 import { listWorkflowRuns, type ListRunsInput } from "@/lib/workflows/runs";
 import type { ConsoleContext, SignedInUser } from "./context";
-import { overview as overviewOf } from "./overview";
+import { deliveryVolume as volumeOf, overview as overviewOf, type VolumeRange } from "./overview";
 
 /**
  * Console reads that are not operations of the API (page aggregates and helpers): the services
@@ -23,6 +23,12 @@ function need(ctx: ConsoleContext, permission: Permission): void {
 export async function overview(ctx: ConsoleContext) {
   need(ctx, "messages:read");
   return overviewOf(await getDb(), ctx.principal);
+}
+
+/** Outbound messages per hour or day by delivery status (the Overview's volume chart). */
+export async function deliveryVolume(ctx: ConsoleContext, range: VolumeRange) {
+  need(ctx, "messages:read");
+  return volumeOf(await getDb(), ctx.principal, range);
 }
 
 /** The audit actions recorded in the organization (the filter's suggestions). */
