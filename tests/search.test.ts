@@ -70,3 +70,16 @@ test("the message search can use its trigram index (the query's expression is th
     expect(rows.map((r) => Object.values(r)[0]).join("\n")).toContain("messages_search_trgm_idx");
   });
 });
+
+test("the contact search (name, alias, handle ILIKE) can use its trigram indexes", async () => {
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_seqscan = off`);
+    const plan = async (query: string) => {
+      const result = await tx.execute(sql.raw(`explain ${query}`));
+      return ((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[]).map((r) => Object.values(r)[0]).join("\n");
+    };
+    expect(await plan(`select id from contacts where display_name ilike '%ada%' or alias ilike '%ada%'`)).toMatch(/contacts_display_name_trgm_idx[\s\S]*contacts_alias_trgm_idx/);
+    expect(await plan(`select contact_id from contact_handles where value ilike '%ada%'`)).toContain("contact_handles_value_trgm_idx");
+  });
+});
