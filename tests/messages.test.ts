@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
 import { consolePrincipal } from "@/lib/auth/roles";
 import { actionError } from "@/lib/console/action";
 import { invoke } from "@/lib/core/invoke";
-import { sendMessage } from "@/lib/messages/operations";
+import { replyInThread, sendMessage } from "@/lib/messages/operations";
 import { publishDns } from "./dns-server";
 import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 
@@ -149,6 +149,15 @@ test("bounces and complaints follow the SES simulator; a complaint suppresses th
   expect(overridden.body.warnings).toEqual([
     expect.objectContaining({ recipient: "complaint@simulator.amazonses.com", reason: "complaint", sourceMessageId: complaint.body.id, complaintFeedbackType: "abuse" }),
   ]);
+  // The console's reply box: a reply to the complainer is refused with the same override, and sent with it.
+  const threadId = (await call("GET", `/v1/messages/${complaint.body.id}`, { key: org.secret })).body.message.threadId;
+  const refusedReply = await invoke(replyInThread, asOwner, { params: { threadId }, body: { text: "a reply" } }).then(
+    () => null,
+    (err: unknown) => actionError(err),
+  );
+  expect(refusedReply).toMatchObject({ ok: false, error: { code: "invalid_request", override: { field: "ignoreComplaints", recipients: ["complaint@simulator.amazonses.com"] } } });
+  const reply = await invoke(replyInThread, asOwner, { params: { threadId }, body: { text: "a reply", ignoreComplaints: true } });
+  expect(reply.data.status).toBe("sent");
   const db = await getDb();
   const types = (await db.select().from(ledgerEvents).where(eq(ledgerEvents.orgId, org.orgId))).map((e) => e.type);
   expect(types).toEqual(expect.arrayContaining(["message.sent", "message.bounced", "message.delivered", "message.complained"]));

@@ -381,9 +381,13 @@ export const replyInThread = defineContract({
   tag: "Threads",
   summary: "Reply in a thread",
   description:
-    "Sends `text` from the thread's inbox to the other party of its latest message (its sender when it came in, its recipients when it went out), with `Re:` and In-Reply-To, so the reply joins the thread. `attachments` are those of a send (inline bytes or stored objects).",
+    "Sends `text` from the thread's inbox to the other party of its latest message (its sender when it came in, its recipients when it went out), with `Re:` and In-Reply-To, so the reply joins the thread. `attachments` are those of a send (inline bytes or stored objects); `ignoreComplaints` overrides complaint suppression as on a send.",
   params: z.strictObject({ threadId: uuidParam }),
-  body: z.strictObject({ text: z.string().trim().min(1, "Write a reply first.").max(5_000_000), attachments: sendMessageBody.shape.attachments }),
+  body: z.strictObject({
+    text: z.string().trim().min(1, "Write a reply first.").max(5_000_000),
+    attachments: sendMessageBody.shape.attachments,
+    ignoreComplaints: sendMessageBody.shape.ignoreComplaints,
+  }),
   example: { text: "Thanks, noted." },
   errors: ["conflict"],
   response: z.object({ id: z.uuid(), status: sendMessageResponse.shape.status, error: z.string().nullable() }),

@@ -23,7 +23,7 @@ export const getAttachmentDownloadUrl = defineOperation(c.getAttachmentDownloadU
 );
 
 /** The console's reply box and the MCP tool `reply_in_thread`; not an HTTP path (senders use `POST /v1/messages` with `replyToMessageId`). */
-export const replyInThread = defineOperation(c.replyInThread, ({ db, principal, params, body }) => reply(db, principal, params.threadId, body.text, body.attachments), {
+export const replyInThread = defineOperation(c.replyInThread, ({ db, principal, params, body }) => reply(db, principal, params.threadId, body), {
   audit: dataPlane,
   surfaces: { http: false, mcp: true, cli: false },
 });

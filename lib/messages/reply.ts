@@ -15,13 +15,21 @@ export function replySubject(subject: string): string {
  * sender when it came in, its recipients when it went out), with `replyToMessageId` so the send
  * sets In-Reply-To and References and the reply joins this thread.
  */
-export async function replyInThread(db: Db, principal: Principal, threadId: string, text: string, attachments?: SendMessageInput["attachments"]) {
+export async function replyInThread(db: Db, principal: Principal, threadId: string, body: Pick<SendMessageInput, "attachments" | "ignoreComplaints"> & { text: string }) {
   const { messages } = await listMessages(db, principal, { limit: 1, threadId });
   const last = messages[0];
   if (!last) throw notFound("thread", "threadId");
   const to = last.direction === "inbound" ? [last.from.address] : last.to;
   if (to.length === 0) throw invalidRequest("The latest message has no recipient to reply to.", "threadId");
-  const result = await sendMessage(db, principal, { inboxId: last.inboxId, to, subject: replySubject(last.subject), text, attachments, replyToMessageId: last.id });
+  const result = await sendMessage(db, principal, {
+    inboxId: last.inboxId,
+    to,
+    subject: replySubject(last.subject),
+    text: body.text,
+    attachments: body.attachments,
+    ignoreComplaints: body.ignoreComplaints,
+    replyToMessageId: last.id,
+  });
   if (!("id" in result)) throw new Error("a send without dryRun answered with a preview");
   return { id: result.id, status: result.status, error: result.error };
 }

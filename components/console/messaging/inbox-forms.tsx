@@ -6,6 +6,7 @@ import { useRef, useState } from "react";
 import { createInboxAction, deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/lib/console/actions/inboxes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction, useActionForm } from "../form";
 import { ConfirmButton } from "../dialog";
+import { ComplaintOverride, complaintSentence, useComplaintOverride } from "./complaint-override";
 import { errorFor, formLevel } from "./errors";
 import { inputRules } from "@/components/console/contract-input";
 import { createInboxBody } from "@/lib/inboxes/contracts";
@@ -174,32 +175,20 @@ export function SendNotice({ sent }: { sent: Sent }) {
   );
 }
 
-/** Why a send was refused for recipients who complained, in words. */
-function complaintSentence(recipients: string[]): string {
-  const who = recipients.join(", ");
-  return recipients.length === 1
-    ? `${who} reported an earlier message from this organization as spam, so this send was stopped.`
-    : `${who} reported earlier messages from this organization as spam, so this send was stopped.`;
-}
-
 /** A new message from this inbox: To, Subject, Message. */
 export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }) {
   const form = useRef<HTMLFormElement>(null);
   const [sent, setSent] = useState<Sent | null>(null);
   const [missingTo, setMissingTo] = useState(false);
-  const [lastComplained, setLastComplained] = useState<string[] | null>(null);
   const send = useAction(sendFromInboxAction, {
     onSuccess: (data) => {
       setSent(data);
-      setLastComplained(null);
       form.current?.reset();
     },
   });
   const failure = send.failure;
   // Recipients who complained: the send was refused, and the form offers to send anyway.
-  const complained = failure?.override?.field === "ignoreComplaints" ? failure.override.recipients : null;
-  if (complained && complained !== lastComplained) setLastComplained(complained);
-  const offerOverride = complained ?? (send.isPending ? lastComplained : null);
+  const { complained, offered } = useComplaintOverride(failure, send.isPending);
   return (
     <form
       ref={form}
@@ -225,20 +214,7 @@ export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }
         hint="One address, or several separated by commas."
         error={missingTo ? "Give at least one recipient." : complained ? complaintSentence(complained) : errorFor(failure, "to", "cc", "bcc")}
       />
-      {offerOverride ? (
-        <div className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="complaint-override">
-          <p className="text-zinc-800 dark:text-zinc-200">
-            A complaint means the recipient told their mail provider your earlier message was unwanted. Sending to them again can hurt the reputation of your domain with every
-            provider, so the service stops such sends unless you confirm. Remove them from To, or send anyway.
-          </p>
-          <label className="flex items-start gap-2 font-medium">
-            <input type="checkbox" name="ignoreComplaints" className="mt-0.5 size-4" />
-            <span>
-              Send anyway, also to {offerOverride.join(", ")}
-            </span>
-          </label>
-        </div>
-      ) : null}
+      {offered ? <ComplaintOverride recipients={offered} form="compose" /> : null}
       <Field label="Subject" name="subject" {...inputRules(sendMessageBody, "subject")} autoComplete="off" error={errorFor(failure, "subject")} />
       <TextArea label="Message" name="text" {...inputRules(sendMessageBody, "text")} rows={6} error={errorFor(failure, "text")} />
       <div className="flex flex-wrap items-center gap-3">

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRef, useState } from "react";
 import { replyAction } from "@/lib/console/actions/threads";
 import { Button, FormError, formValues, TextArea, useAction } from "../form";
+import { ComplaintOverride, useComplaintOverride } from "./complaint-override";
 import { errorFor, formLevel } from "./errors";
 import { inputRules } from "@/components/console/contract-input";
 import { replyInThread } from "@/lib/messages/contracts";
@@ -20,6 +21,8 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
       form.current?.reset();
     },
   });
+  // The latest message's recipients include one who complained: the reply offers to send anyway.
+  const { complained, offered } = useComplaintOverride(reply.failure, reply.isPending);
   return (
     <form
       ref={form}
@@ -29,10 +32,12 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
       onSubmit={(e) => {
         e.preventDefault();
         setReplied(null);
-        reply.mutate({ threadId, text: formValues(e.currentTarget).text ?? "" });
+        const values = formValues(e.currentTarget);
+        reply.mutate({ threadId, text: values.text ?? "", ...(values.ignoreComplaints === "on" ? { ignoreComplaints: true } : {}) });
       }}
     >
       <TextArea label="Reply" name="text" {...inputRules(replyInThread.body, "text")} rows={5} hint={`From ${from} to ${to}.`} error={errorFor(reply.failure, "text")} />
+      {offered ? <ComplaintOverride recipients={offered} form="reply" /> : null}
       <div className="flex flex-wrap items-center gap-3" aria-live="polite">
         <Button pending={reply.isPending}>Send reply</Button>
         {replied && replied.status !== "failed" ? (
@@ -49,7 +54,7 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
           </Link>
         </p>
       ) : null}
-      <FormError failure={formLevel(reply.failure, ["text"])} />
+      <FormError failure={complained ? null : formLevel(reply.failure, ["text"])} />
     </form>
   );
 }
