@@ -10,8 +10,11 @@ import { listInboxes } from "@/lib/inboxes/operations";
 
 export const metadata = { title: "Compliance — svc console" };
 
-/** `contactHandles` → "contact handles". */
-const words = (key: string) => key.replace(/([A-Z])/g, " $1").toLowerCase();
+/** A count in words: (2, `contactHandles`) → "2 contact handles", (1, `messages`) → "1 message". */
+const counted = (n: number, key: string) => {
+  const plural = key.replace(/([A-Z])/g, " $1").toLowerCase();
+  return `${n} ${n === 1 ? plural.replace(/s$/, "") : plural}`;
+};
 
 /** Audit export with verification, erasure and purge jobs with their signed certificates, residency. */
 export default async function CompliancePage() {
@@ -82,7 +85,7 @@ export default async function CompliancePage() {
                       <StatusBadge status={j.status} />
                       {j.error ? <span className="block text-xs text-red-700 dark:text-red-400">{j.error}</span> : null}
                     </Td>
-                    <Td className="max-w-xs">{removed.length === 0 ? (j.status === "completed" ? "nothing found" : "—") : removed.map(([k, n]) => `${n} ${words(k)}`).join(", ")}</Td>
+                    <Td className="max-w-xs">{removed.length === 0 ? (j.status === "completed" ? "nothing found" : "—") : removed.map(([k, n]) => counted(n, k)).join(", ")}</Td>
                     <Td>
                       <Time value={j.createdAt} />
                       {j.completedAt ? (

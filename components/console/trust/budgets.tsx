@@ -128,7 +128,7 @@ export function BudgetActions({ budget, label }: { budget: { id: string; scope: 
           type="button"
           variant="secondary"
           pending={toggle.isPending}
-          aria-label={`${budget.enabled ? "Stop enforcing" : "Enforce"} the budget of ${label}`}
+          aria-label={`${budget.enabled ? "Disable" : "Enable"} the budget of ${label}`}
           onClick={() => toggle.mutate({ scope, ...(scope === "account" ? {} : { scopeId }), enabled: !budget.enabled, limits })}
         >
           {budget.enabled ? "Disable" : "Enable"}

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { exportAuditAction, requestErasureAction, requestPurgeAction, verifyAuditAction } from "@/lib/console/actions/compliance";
-import { VERIFY_FILE_MAX_BYTES } from "../config/limits";
+import { VERIFY_FILE_MAX_BYTES, VERIFY_FILE_TOO_LARGE } from "../config/limits";
 import type { InputRules } from "../contract-input";
 import { ConfirmButton } from "../dialog";
 import { downloadJson } from "../download";
@@ -51,7 +51,7 @@ export function ExportVerify() {
     const input = form.elements.namedItem("file");
     const file = input instanceof HTMLInputElement ? input.files?.[0] : undefined;
     if (file && file.size > VERIFY_FILE_MAX_BYTES) {
-      setFileError(`The file is over ${Math.floor(VERIFY_FILE_MAX_BYTES / 1000)} kB: verify it with npm run svc -- compliance verify <file>.`);
+      setFileError(VERIFY_FILE_TOO_LARGE);
       return;
     }
     verifier.mutate(file ? { file: await file.text() } : {});
@@ -204,7 +204,7 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
 /** Saves a completed job's signed deletion certificate as JSON. */
 export function CertificateButton({ jobId, kind, certificate }: { jobId: string; kind: string; certificate: Record<string, unknown> }) {
   return (
-    <Button type="button" variant="secondary" aria-label={`Download the certificate of ${kind} ${jobId}`} onClick={() => downloadJson(`deletion-certificate-${jobId}.json`, certificate)}>
+    <Button type="button" variant="secondary" aria-label={`Download certificate of ${kind} ${jobId}`} onClick={() => downloadJson(`deletion-certificate-${jobId}.json`, certificate)}>
       Download certificate
     </Button>
   );

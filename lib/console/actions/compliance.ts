@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { VERIFY_FILE_MAX_BYTES } from "@/components/console/config/limits";
+import { VERIFY_FILE_MAX_BYTES, VERIFY_FILE_TOO_LARGE } from "@/components/console/config/limits";
 import { getAgentsJwks } from "@/lib/agents/operations";
 import { exportAuditLogs, requestErasure, requestPurge } from "@/lib/compliance/operations";
 import { invalidInput, runAction } from "@/lib/console/action";
@@ -16,7 +16,7 @@ export async function exportAuditAction(input: unknown) {
 
 const verifyForm = z.strictObject({
   __org: z.string().optional(),
-  file: z.string().max(VERIFY_FILE_MAX_BYTES, `The file is over ${Math.floor(VERIFY_FILE_MAX_BYTES / 1000)} kB: verify it with npm run svc -- compliance verify <file>.`).optional(),
+  file: z.string().max(VERIFY_FILE_MAX_BYTES, VERIFY_FILE_TOO_LARGE).optional(),
 });
 
 const isConsole = (ctx: ConsoleContext | SignedInUser): ctx is ConsoleContext => "org" in ctx;
