@@ -68,7 +68,7 @@ test("compliance: download the audit export and verify it; erase an address and 
   await expect(result).toContainText("Checked the file you chose");
 
   // Erase the address: typed again in the dialog before the button is enabled.
-  const erase = page.getByRole("form", { name: "Erase an address" });
+  const erase = page.getByRole("region", { name: "Erase an address" });
   await erase.getByLabel("Email address to erase").fill(subject);
   await erase.getByRole("button", { name: "Erase…" }).click();
   const dialog = page.getByRole("dialog", { name: `Erase ${subject}?` });

@@ -121,7 +121,8 @@ export function StartErasure({ addressRules }: { addressRules: InputRules }) {
   const [started, setStarted] = useState<string | null>(null);
   const typed = address.trim();
   return (
-    <form aria-label="Erase an address" noValidate className="space-y-3" onSubmit={(e) => e.preventDefault()}>
+    // Not a <form>: the confirmation dialog holds its own form, and forms must not nest.
+    <section aria-label="Erase an address" className="space-y-3">
       <Field
         label="Email address to erase"
         name="address"
@@ -158,7 +159,7 @@ export function StartErasure({ addressRules }: { addressRules: InputRules }) {
         </p>
       ) : null}
       <FormError failure={erase.failure && !erase.fieldError("address") ? erase.failure : null} />
-    </form>
+    </section>
   );
 }
 
@@ -169,7 +170,8 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
   const [started, setStarted] = useState<string | null>(null);
   const inbox = inboxes.find((i) => i.id === inboxId);
   return (
-    <form aria-label="Purge an inbox" noValidate className="space-y-3" onSubmit={(e) => e.preventDefault()}>
+    // Not a <form>: the confirmation dialog holds its own form, and forms must not nest.
+    <section aria-label="Purge an inbox" className="space-y-3">
       <Select label="Inbox" name="inboxId" value={inboxId} onChange={(e) => setInboxId(e.target.value)} error={purge.fieldError("inboxId")}>
         {inboxes.map((i) => (
           <option key={i.id} value={i.id}>
@@ -197,7 +199,7 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
         </p>
       ) : null}
       <FormError failure={purge.failure && !purge.fieldError("inboxId") ? purge.failure : null} />
-    </form>
+    </section>
   );
 }
 
