@@ -236,6 +236,30 @@ test("destructive actions ask in a dialog: revoke a key, delete an inbox (its ad
   await expect(page).toHaveURL(/\/inboxes$/);
 });
 
+test("contacts and templates ask in a dialog too: delete a contact (its name typed), archive a template", async ({ page }) => {
+  const name = `Doomed Contact ${suffix}`;
+  const contact = await page.request.post("/v1/contacts", { headers: ownerAuth(), data: { displayName: name, handles: [{ channel: "email", value: `doomed-${suffix}@example.com`, isPrimary: true }] } });
+  expect(contact.status(), await contact.text()).toBe(200);
+  await page.goto(`/contacts/${(await contact.json()).contact.id}`);
+  await page.getByRole("button", { name: "Delete contact" }).click();
+  const del = page.getByRole("dialog", { name: `Delete ${name}?` });
+  await expect(del.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await expect(del.getByRole("button", { name: "Delete contact" })).toBeDisabled();
+  await expectAccessible(page, "delete contact dialog");
+  await del.getByLabel(/Type .* to confirm/).fill(name);
+  await del.getByRole("button", { name: "Delete contact" }).click();
+  await expect(page).toHaveURL(/\/contacts$/);
+
+  const source = 'import { Html, Text } from "@react-email/components";\nexport default function E() { return <Html><Text>Bye</Text></Html>; }';
+  const template = await page.request.post("/v1/templates", { headers: ownerAuth(), data: { name: `Doomed ${suffix}`, source, subject: "Bye" } });
+  expect(template.status(), await template.text()).toBe(200);
+  await page.goto(`/templates/${(await template.json()).template.id}`);
+  await page.getByRole("button", { name: "Archive" }).click();
+  const archive = page.getByRole("dialog", { name: `Archive Doomed ${suffix}?` });
+  await archive.getByRole("button", { name: "Archive template" }).click();
+  await expect(page.getByRole("button", { name: "Restore" })).toBeVisible();
+});
+
 test("the API reference: in the console's sidebar, readable types, examples, Markdown rendered, fits the viewport", async ({ page, browser, baseURL }) => {
   await page.goto("/");
   await openPage(page, "API reference");

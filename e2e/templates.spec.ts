@@ -91,8 +91,10 @@ test("contacts: create, handles, primary, search, history", async ({ page }) => 
   await expect(page.getByText("No messages yet")).toBeVisible();
   await expectAccessible(page, "a contact page");
 
-  page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Remove grace@example.com" }).click();
+  const removeHandle = page.getByRole("dialog", { name: "Remove grace@example.com from this contact?" });
+  await expectAccessible(page, "the remove handle dialog");
+  await removeHandle.getByRole("button", { name: "Remove handle" }).click();
   await expect(handles.getByRole("row", { name: /grace@example\.com/ })).toHaveCount(0);
 
   await page.goto("/contacts");

@@ -7,6 +7,7 @@ import { batches, type ImportRow, readMemberCsv } from "@/lib/console/csv";
 import { Button, Field, FormError, Select, TextArea, useAction, useActionForm } from "../form";
 import { ErrorNotice, StatusBadge } from "../ui";
 import { formText } from "../form-text";
+import { ConfirmButton } from "../dialog";
 
 /** The members operation takes at most this many members a request. */
 const BATCH = 2000;
@@ -157,16 +158,16 @@ export function RemoveMemberButton({ audienceId, memberId, email }: { audienceId
   const remove = useAction(removeMemberAction);
   return (
     <span className="space-y-1">
-      <Button
+      <ConfirmButton
         variant="secondary"
+        label="Remove"
+        ariaLabel={`Remove ${email}`}
         pending={remove.isPending}
-        aria-label={`Remove ${email}`}
-        onClick={() => {
-          if (confirm(`Remove ${email} from this audience?`)) remove.mutate({ audienceId, memberId });
-        }}
-      >
-        Remove
-      </Button>
+        title={`Remove ${email} from this audience?`}
+        description="Later broadcasts to this audience leave them out. Messages already sent stay."
+        confirmLabel="Remove member"
+        onConfirm={() => remove.mutate({ audienceId, memberId })}
+      />
       {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
     </span>
   );
@@ -177,15 +178,15 @@ export function DeleteAudienceButton({ audienceId, name }: { audienceId: string;
   const remove = useAction(deleteAudienceAction, { refresh: false, onSuccess: () => router.push("/audiences") });
   return (
     <span className="flex flex-col items-end gap-1">
-      <Button
-        variant="danger"
+      <ConfirmButton
+        label="Delete audience"
         pending={remove.isPending}
-        onClick={() => {
-          if (confirm(`Delete ${name} and its members? Messages already sent stay.`)) remove.mutate({ audienceId });
-        }}
-      >
-        Delete audience
-      </Button>
+        title={`Delete ${name}?`}
+        description="The audience and its members are deleted; messages already sent stay. This cannot be undone."
+        confirmLabel="Delete audience"
+        typeToConfirm={name}
+        onConfirm={() => remove.mutate({ audienceId })}
+      />
       {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
     </span>
   );

@@ -2,6 +2,7 @@
 
 import { clearReputationAction, createAgentAction, revokeAgentAction, updateAgentAction } from "@/lib/console/actions/agents";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
+import { ConfirmButton } from "../dialog";
 
 /** The create-passport form: a display name and an optional description. */
 export function CreateAgentForm() {
@@ -41,17 +42,16 @@ export function AgentActions({ agentId, display, status, reputation }: { agentId
             Clear reputation
           </Button>
         ) : null}
-        <Button
-          type="button"
-          variant="danger"
+        <ConfirmButton
+          label="Revoke"
+          ariaLabel={`Revoke ${display}`}
           pending={revoke.isPending}
-          aria-label={`Revoke ${display}`}
-          onClick={() => {
-            if (window.confirm(`Revoke the agent "${display}"? Its key is withdrawn from the JWKS and what is bound to it can no longer send; this cannot be undone.`)) revoke.mutate({ agentId });
-          }}
-        >
-          Revoke
-        </Button>
+          title={`Revoke the agent “${display}”?`}
+          description="Its key is withdrawn from the JWKS and what is bound to it can no longer send. This cannot be undone."
+          confirmLabel="Revoke agent"
+          typeToConfirm={display}
+          onConfirm={() => revoke.mutate({ agentId })}
+        />
       </div>
       <FormError failure={update.failure ?? clear.failure ?? revoke.failure} />
     </div>

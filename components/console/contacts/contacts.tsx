@@ -6,6 +6,7 @@ import { addHandleAction, createContactAction, deleteContactAction, removeHandle
 import { Button, Field, FormError, Select, useAction } from "../form";
 import { ErrorNotice } from "../ui";
 import { formText } from "../form-text";
+import { ConfirmButton } from "../dialog";
 
 /** The channels a handle can be added for here; postal handles need an address form (the API takes them). */
 export const FORM_CHANNELS = ["email", "a2a", "sms", "phone", "telegram", "slack"] as const;
@@ -119,16 +120,16 @@ export function HandleActions({ contactId, handleId, value, isPrimary }: { conta
           Make primary
         </Button>
       ) : null}
-      <Button
+      <ConfirmButton
         variant="secondary"
+        label="Remove"
+        ariaLabel={`Remove ${value}`}
         pending={remove.isPending}
-        aria-label={`Remove ${value}`}
-        onClick={() => {
-          if (confirm(`Remove ${value} from this contact?`)) remove.mutate({ contactRef: contactId, handleId });
-        }}
-      >
-        Remove
-      </Button>
+        title={`Remove ${value} from this contact?`}
+        description="Sends to this contact stop using this handle. Messages already exchanged stay."
+        confirmLabel="Remove handle"
+        onConfirm={() => remove.mutate({ contactRef: contactId, handleId })}
+      />
       {failure ? <ErrorNotice>{failure.message}</ErrorNotice> : null}
     </span>
   );
@@ -140,15 +141,15 @@ export function DeleteContactButton({ contactId, name }: { contactId: string; na
   const remove = useAction(deleteContactAction, { refresh: false, onSuccess: () => router.push("/contacts") });
   return (
     <span className="flex flex-col items-end gap-1">
-      <Button
-        variant="danger"
+      <ConfirmButton
+        label="Delete contact"
         pending={remove.isPending}
-        onClick={() => {
-          if (confirm(`Delete ${name} and their handles? Messages stay.`)) remove.mutate({ contactRef: contactId });
-        }}
-      >
-        Delete contact
-      </Button>
+        title={`Delete ${name}?`}
+        description="The contact and their handles are deleted; messages stay. This cannot be undone."
+        confirmLabel="Delete contact"
+        typeToConfirm={name}
+        onConfirm={() => remove.mutate({ contactRef: contactId })}
+      />
       {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
     </span>
   );

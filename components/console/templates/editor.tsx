@@ -7,6 +7,7 @@ import { sandboxedDocument } from "../messaging/message-body";
 import { Button, Field, FormError, TextArea, useAction } from "../form";
 import { ErrorNotice } from "../ui";
 import { formText } from "../form-text";
+import { ConfirmButton } from "../dialog";
 
 /** How long typing pauses before the preview renders again. */
 const PREVIEW_PAUSE_MS = 400;
@@ -305,15 +306,14 @@ export function ArchiveButton({ templateId, name, archived }: { templateId: stri
           Restore
         </Button>
       ) : (
-        <Button
-          variant="danger"
+        <ConfirmButton
+          label="Archive"
           pending={archive.isPending}
-          onClick={() => {
-            if (confirm(`Archive ${name}? Its versions stay readable, but sends must then name a version.`)) archive.mutate({ idOrSlug: templateId });
-          }}
-        >
-          Archive
-        </Button>
+          title={`Archive ${name}?`}
+          description="Its versions stay readable, but sends must then name a version. You can restore it later."
+          confirmLabel="Archive template"
+          onConfirm={() => archive.mutate({ idOrSlug: templateId })}
+        />
       )}
       {failure ? <ErrorNotice>{failure.message}</ErrorNotice> : null}
     </span>
