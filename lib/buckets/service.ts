@@ -288,17 +288,4 @@ export async function batchDeleteObjects(db: DbOrTx, principal: Principal, bucke
   return { object: "batch_delete_result" as const, deleted: doomed.map((r) => r.id), failed };
 }
 
-/** Stored bytes of the organization, from the rows that own them (whoami). */
-export async function storageFigures(db: DbOrTx, orgId: string): Promise<{ fileBytes: number; activeFileObjects: number; pendingUploads: number }> {
-  const [files] = await db
-    .select({
-      bytes: sql<string>`coalesce(sum(${bucketObjects.bytes}) filter (where ${bucketObjects.attachmentId} is null and ${bucketObjects.state} <> 'uploading'), 0)`,
-      active: sql<string>`count(*) filter (where ${bucketObjects.attachmentId} is null and ${bucketObjects.state} in ('pending', 'clean', 'skipped'))`,
-      uploading: sql<string>`count(*) filter (where ${bucketObjects.state} = 'uploading')`,
-    })
-    .from(bucketObjects)
-    .where(eq(bucketObjects.orgId, orgId));
-  return { fileBytes: Number(files?.bytes ?? 0), activeFileObjects: Number(files?.active ?? 0), pendingUploads: Number(files?.uploading ?? 0) };
-}
-
 export const uploadLimitBytes = () => env.BUCKET_UPLOAD_MAX_BYTES;

@@ -1,7 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { uuidv7 } from "@/db/ids";
-import { attachments, bucketObjects } from "@/db/schema";
+import { bucketObjects } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import { ApiError, notFound, notPermitted } from "@/lib/core/errors";
@@ -9,17 +9,15 @@ import { env } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
 import { META_CONTENT_TYPE, META_FILENAME } from "@/lib/providers/storage/types";
 import { requestScan } from "./scan";
-import { type BucketObject, findBucket, findObject, storageFigures, toObject } from "./service";
+import { type BucketObject, findBucket, findObject, toObject } from "./service";
+import { storedFigures } from "./usage";
 
 const DEFAULT_UPLOAD_SECONDS = 3600;
 
 /** Bytes the organization stores now: files and message attachments. */
 export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
-  const [att] = await db
-    .select({ bytes: sql<string>`coalesce(sum(${attachments.sizeBytes}), 0)` })
-    .from(attachments)
-    .where(eq(attachments.orgId, orgId));
-  return { files: (await storageFigures(db, orgId)).fileBytes, attachments: Number(att?.bytes ?? 0) };
+  const { files, attachments } = await storedFigures(db, orgId);
+  return { files, attachments };
 }
 
 /**

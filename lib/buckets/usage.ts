@@ -1,13 +1,19 @@
 import { eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { messages } from "@/db/schema";
+import { attachments, bucketObjects, messages, organizations } from "@/db/schema";
 import { scanner, type ScannerInfo } from "@/lib/providers/scanner";
 import { storageBackend } from "@/lib/providers/storage";
-import { storageFigures } from "./service";
-import { storedBytes } from "./uploads";
+
+/** The scanner's description, kept for a minute (clamd answers VERSION over its socket). */
+const SCANNER_INFO_TTL_MS = 60_000;
+let cachedInfo: { at: number; info: Promise<ScannerInfo> } | null = null;
+function scannerInfo(): Promise<ScannerInfo> {
+  if (!cachedInfo || Date.now() - cachedInfo.at > SCANNER_INFO_TTL_MS) cachedInfo = { at: Date.now(), info: askScanner() };
+  return cachedInfo.info;
+}
 
 /** What the scanner reports, or that it did not answer within two seconds. */
-async function scannerInfo(): Promise<ScannerInfo> {
+async function askScanner(): Promise<ScannerInfo> {
   const s = scanner();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ScannerInfo>((resolve) => {
@@ -21,24 +27,33 @@ async function scannerInfo(): Promise<ScannerInfo> {
 }
 
 /**
- * The organization's stored bytes for whoami, summed from the rows that own them: message bodies
- * (a message's size less its attachments), attachments, and finalized bucket files. No file has an
- * expiry in this deployment, so `expiringFileBytes` is 0.
+ * The organization's stored bytes, summed from the rows that own them, in one statement: message
+ * sizes (bodies and attachments), attachments, finalized bucket files (not stored attachments),
+ * and the count of live file objects.
  */
+export async function storedFigures(db: DbOrTx, orgId: string): Promise<{ messageBytes: number; attachments: number; files: number; activeFileObjects: number }> {
+  const [row] = await db
+    .select({
+      messageBytes: sql<string>`(select coalesce(sum(${messages.sizeBytes}), 0) from ${messages} where ${messages.orgId} = ${orgId})`,
+      attachments: sql<string>`(select coalesce(sum(${attachments.sizeBytes}), 0) from ${attachments} where ${attachments.orgId} = ${orgId})`,
+      files: sql<string>`(select coalesce(sum(${bucketObjects.bytes}), 0) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} <> 'uploading')`,
+      activeFileObjects: sql<string>`(select count(*) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} in ('pending', 'clean', 'skipped'))`,
+    })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  return { messageBytes: Number(row?.messageBytes ?? 0), attachments: Number(row?.attachments ?? 0), files: Number(row?.files ?? 0), activeFileObjects: Number(row?.activeFileObjects ?? 0) };
+}
+
+/** The storage part of whoami. No file has an expiry in this deployment, so `expiringFileBytes` is 0. */
 export async function storageUsage(db: DbOrTx, orgId: string) {
-  const [[mail], stored, figures, info] = await Promise.all([
-    db.select({ bytes: sql<string>`coalesce(sum(${messages.sizeBytes}), 0)` }).from(messages).where(eq(messages.orgId, orgId)),
-    storedBytes(db, orgId),
-    storageFigures(db, orgId),
-    scannerInfo(),
-  ]);
+  const [stored, info] = await Promise.all([storedFigures(db, orgId), scannerInfo()]);
   return {
     breakdown: {
-      mailBodyBytes: Math.max(0, Number(mail?.bytes ?? 0) - stored.attachments),
+      mailBodyBytes: Math.max(0, stored.messageBytes - stored.attachments),
       attachmentBytes: stored.attachments,
       fileBytes: stored.files,
       expiringFileBytes: 0,
-      activeFileObjects: figures.activeFileObjects,
+      activeFileObjects: stored.activeFileObjects,
     },
     backend: storageBackend(),
     scanner: info,
