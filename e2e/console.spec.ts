@@ -236,17 +236,31 @@ test("destructive actions ask in a dialog: revoke a key, delete an inbox (its ad
   await expect(page).toHaveURL(/\/inboxes$/);
 });
 
-test("contacts and templates ask in a dialog too: delete a contact (its name typed), archive a template", async ({ page }) => {
+test("a contact is edited (name, alias) and deleted in a dialog (its name typed); a template is archived in a dialog", async ({ page }) => {
   const name = `Doomed Contact ${suffix}`;
   const contact = await page.request.post("/v1/contacts", { headers: ownerAuth(), data: { displayName: name, handles: [{ channel: "email", value: `doomed-${suffix}@example.com`, isPrimary: true }] } });
   expect(contact.status(), await contact.text()).toBe(200);
   await page.goto(`/contacts/${(await contact.json()).contact.id}`);
+  // Edit first: an empty name is refused in words; a new name and alias are saved and shown.
+  const edit = page.getByRole("form", { name: "Edit contact" });
+  await edit.getByLabel("Name").fill("");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit.getByRole("alert").first()).toBeVisible();
+  const renamed = `${name} Renamed`;
+  await edit.getByLabel("Name").fill(renamed);
+  await edit.getByLabel("Alias (optional)").fill(`doomed-${suffix}`);
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit.getByRole("status")).toHaveText("Saved.");
+  await expect(page.getByRole("heading", { name: renamed, level: 1 })).toBeVisible();
+  await expect(page.getByText(`@doomed-${suffix}`).first()).toBeVisible();
+  await expectAccessible(page, "contact edit form");
+
   await page.getByRole("button", { name: "Delete contact" }).click();
-  const del = page.getByRole("dialog", { name: `Delete ${name}?` });
+  const del = page.getByRole("dialog", { name: `Delete ${renamed}?` });
   await expect(del.getByRole("button", { name: "Cancel" })).toBeFocused();
   await expect(del.getByRole("button", { name: "Delete contact" })).toBeDisabled();
   await expectAccessible(page, "delete contact dialog");
-  await del.getByLabel(/Type .* to confirm/).fill(name);
+  await del.getByLabel(/Type .* to confirm/).fill(renamed);
   await del.getByRole("button", { name: "Delete contact" }).click();
   await expect(page).toHaveURL(/\/contacts$/);
 

@@ -2,8 +2,11 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { addHandleAction, createContactAction, deleteContactAction, removeHandleAction, updateHandleAction } from "@/lib/console/actions/contacts";
-import { Button, Field, FormError, Select, useAction } from "../form";
+import { addHandleAction, createContactAction, deleteContactAction, removeHandleAction, updateContactAction, updateHandleAction } from "@/lib/console/actions/contacts";
+import { updateContact } from "@/lib/contacts/contracts";
+import { Button, Field, FormError, Select, TextArea, useAction } from "../form";
+import { inputRules } from "../contract-input";
+import { formLevel } from "../messaging/errors";
 import { ErrorNotice } from "../ui";
 import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
@@ -61,6 +64,43 @@ export function NewContactForm() {
       <div className="space-y-3 sm:col-span-2">
         <Button pending={create.isPending}>Create contact</Button>
         <FormError failure={create.failure} />
+      </div>
+    </form>
+  );
+}
+
+/** Name, alias and info of a contact; an emptied alias or info is cleared. */
+export function EditContactForm({ contact }: { contact: { id: string; displayName: string; alias: string | null; info: string | null } }) {
+  const [saved, setSaved] = useState(false);
+  const update = useAction(updateContactAction, { onSuccess: () => setSaved(true) });
+  const body = updateContact.body;
+  return (
+    <form
+      aria-label="Edit contact"
+      noValidate
+      className="grid gap-3 sm:grid-cols-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSaved(false);
+        const str = formText(new FormData(e.currentTarget));
+        update.mutate({ contactRef: contact.id, displayName: str("displayName"), alias: str("alias") || null, info: str("info") || null });
+      }}
+    >
+      <Field label="Name" name="displayName" {...inputRules(body, "displayName")} required defaultValue={contact.displayName} error={update.fieldError("displayName")} />
+      <Field label="Alias (optional)" name="alias" maxLength={64} defaultValue={contact.alias ?? ""} error={update.fieldError("alias")} hint="Sends can address the contact as @alias. Empty it to remove the alias." />
+      <div className="sm:col-span-2">
+        <TextArea label="Info (optional)" name="info" {...inputRules(body, "info")} rows={3} defaultValue={contact.info ?? ""} error={update.fieldError("info")} />
+      </div>
+      <div className="flex flex-wrap items-center gap-3 sm:col-span-2" aria-live="polite">
+        <Button pending={update.isPending}>Save changes</Button>
+        {saved && !update.isPending ? (
+          <p role="status" className="text-sm text-emerald-800 dark:text-emerald-300">
+            Saved.
+          </p>
+        ) : null}
+      </div>
+      <div className="sm:col-span-2">
+        <FormError failure={formLevel(update.failure, ["displayName", "alias", "info"])} />
       </div>
     </form>
   );

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { AddHandleForm, DeleteContactButton, HandleActions } from "@/components/console/contacts/contacts";
+import { AddHandleForm, DeleteContactButton, EditContactForm, HandleActions } from "@/components/console/contacts/contacts";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { Badge, Card, DeliveryStatusBadge, Details, EmptyState, Mono, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
@@ -8,7 +8,7 @@ import { getContact, listContactMessages } from "@/lib/contacts/operations";
 
 export const metadata = { title: "Contact — svc console" };
 
-/** A contact: details, handles (add, remove, primary per channel) and the messages to and from them. */
+/** A contact: details (name, alias and info editable), handles (add, remove, primary per channel) and the messages to and from them. */
 export default async function ContactPage({ params, searchParams }: { params: Promise<{ contactId: string }>; searchParams: Promise<SearchParams> }) {
   const ctx = await getConsole();
   if (!ctx.can("contacts:read")) return <NoAccess title="Contact" what="contacts" />;
@@ -45,6 +45,11 @@ export default async function ContactPage({ params, searchParams }: { params: Pr
             ]}
           />
         </Card>
+        {canWrite ? (
+          <Card title="Edit">
+            <EditContactForm contact={contact} />
+          </Card>
+        ) : null}
         <Card title="Handles">
           <div className="space-y-4">
             {handles.length === 0 ? (
