@@ -10,15 +10,9 @@ import { storage } from "@/lib/providers/storage";
 import { META_CONTENT_TYPE, META_FILENAME } from "@/lib/providers/storage/types";
 import { requestScan } from "./scan";
 import { type BucketObject, findBucket, findObject, toObject } from "./service";
-import { storedFigures } from "./usage";
+import { storedBytes } from "./usage";
 
 const DEFAULT_UPLOAD_SECONDS = 3600;
-
-/** Bytes the organization stores now: files and message attachments. */
-export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
-  const { files, attachments } = await storedFigures(db, orgId);
-  return { files, attachments };
-}
 
 /**
  * Step one of an upload: claims a storage key with an `uploading` row and returns the presigned

@@ -26,22 +26,28 @@ async function askScanner(): Promise<ScannerInfo> {
   }
 }
 
+/** Sums of what the organization stores, each a scalar subquery over the rows that own the bytes. */
+const sums = (orgId: string) => ({
+  messageBytes: sql<string>`(select coalesce(sum(${messages.sizeBytes}), 0) from ${messages} where ${messages.orgId} = ${orgId})`,
+  attachments: sql<string>`(select coalesce(sum(${attachments.sizeBytes}), 0) from ${attachments} where ${attachments.orgId} = ${orgId})`,
+  files: sql<string>`(select coalesce(sum(${bucketObjects.bytes}), 0) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} <> 'uploading')`,
+  activeFileObjects: sql<string>`(select count(*) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} in ('pending', 'clean', 'skipped'))`,
+});
+
 /**
- * The organization's stored bytes, summed from the rows that own them, in one statement: message
- * sizes (bodies and attachments), attachments, finalized bucket files (not stored attachments),
- * and the count of live file objects.
+ * The organization's stored bytes in one statement: message sizes (bodies and attachments),
+ * attachments, finalized bucket files (not stored attachments), and the count of live file objects.
  */
 export async function storedFigures(db: DbOrTx, orgId: string): Promise<{ messageBytes: number; attachments: number; files: number; activeFileObjects: number }> {
-  const [row] = await db
-    .select({
-      messageBytes: sql<string>`(select coalesce(sum(${messages.sizeBytes}), 0) from ${messages} where ${messages.orgId} = ${orgId})`,
-      attachments: sql<string>`(select coalesce(sum(${attachments.sizeBytes}), 0) from ${attachments} where ${attachments.orgId} = ${orgId})`,
-      files: sql<string>`(select coalesce(sum(${bucketObjects.bytes}), 0) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} <> 'uploading')`,
-      activeFileObjects: sql<string>`(select count(*) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} in ('pending', 'clean', 'skipped'))`,
-    })
-    .from(organizations)
-    .where(eq(organizations.id, orgId));
+  const [row] = await db.select(sums(orgId)).from(organizations).where(eq(organizations.id, orgId));
   return { messageBytes: Number(row?.messageBytes ?? 0), attachments: Number(row?.attachments ?? 0), files: Number(row?.files ?? 0), activeFileObjects: Number(row?.activeFileObjects ?? 0) };
+}
+
+/** Bytes the organization stores now as files and message attachments (an upload's quota check). */
+export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
+  const { files, attachments: attached } = sums(orgId);
+  const [row] = await db.select({ files, attachments: attached }).from(organizations).where(eq(organizations.id, orgId));
+  return { files: Number(row?.files ?? 0), attachments: Number(row?.attachments ?? 0) };
 }
 
 /** The storage part of whoami. No file has an expiry in this deployment, so `expiringFileBytes` is 0. */

@@ -1,9 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { spawnChild } from "./child";
+import { expect, test } from "vitest";
+import { crashProcesses } from "./child";
 
 /**
  * Crash safety of broadcasts with real processes: a broadcast is killed with SIGKILL half-way
@@ -12,28 +8,10 @@ import { spawnChild } from "./child";
  * 1,000 members; BROADCAST_CRASH_MEMBERS=10000 runs the issue's figure.
  */
 const TOTAL = Number(process.env.BROADCAST_CRASH_MEMBERS ?? 1000);
-const children: ChildProcess[] = [];
-let dataDir = "";
-
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
-function child(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess {
-  const proc = spawnChild("tests/workflows/broadcast-crash-child.ts", args, env, onLine);
-  children.push(proc);
-  return proc;
-}
+const { env: childEnv, child } = crashProcesses("tests/workflows/broadcast-crash-child.ts", "svc-broadcast-crash-", { BROADCAST_CHUNK_SIZE: "50" });
 
 test(`a ${TOTAL}-member broadcast killed half-way resumes after a restart: every member gets exactly one message`, async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", BROADCAST_CHUNK_SIZE: "50" };
-  delete env.VITEST;
-  delete env.VITEST_WORKER_ID;
-  if (!env.DATABASE_URL) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-broadcast-crash-"));
-    env.PGLITE_DIR = dataDir;
-  }
+  const env = childEnv();
   let broadcastId = "";
   let orgId = "";
   let atKill = 0;

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { afterAll } from "vitest";
 
 /** The repository root (the children run from it). */
 export const ROOT = path.resolve(__dirname, "../..");
@@ -22,4 +25,35 @@ export function spawnChild(script: string, args: string[], env: NodeJS.ProcessEn
   });
   proc.stderr?.resume();
   return proc;
+}
+
+/**
+ * A crash test's processes, killed (and their embedded database removed) after the file's tests:
+ * `env()` is the children's environment (the suite's database, or a fresh PGlite directory), and
+ * `child()` spawns `script` with it.
+ */
+export function crashProcesses(script: string, dataPrefix: string, extraEnv: Record<string, string> = {}) {
+  const children: ChildProcess[] = [];
+  let dataDir = "";
+  afterAll(() => {
+    for (const c of children) c.kill("SIGKILL");
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    env: (): NodeJS.ProcessEnv => {
+      const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", ...extraEnv };
+      delete env.VITEST;
+      delete env.VITEST_WORKER_ID;
+      if (!env.DATABASE_URL) {
+        dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataPrefix));
+        env.PGLITE_DIR = dataDir;
+      }
+      return env;
+    },
+    child: (args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess => {
+      const proc = spawnChild(script, args, env, onLine);
+      children.push(proc);
+      return proc;
+    },
+  };
 }

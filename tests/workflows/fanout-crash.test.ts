@@ -1,9 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { spawnChild } from "./child";
+import { expect, test } from "vitest";
+import { crashProcesses } from "./child";
 
 /**
  * Crash safety of the fan-out with real processes: a 20,000-member fan-out is killed with SIGKILL
@@ -11,28 +7,10 @@ import { spawnChild } from "./child";
  * on PostgreSQL when DATABASE_URL is set (the suite's PostgreSQL run).
  */
 const TOTAL = 20_000;
-const children: ChildProcess[] = [];
-let dataDir = "";
-
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
-function child(args: string[], env: NodeJS.ProcessEnv, onLine: (line: Record<string, unknown>) => void): ChildProcess {
-  const proc = spawnChild("tests/workflows/fanout-crash-child.ts", args, env, onLine);
-  children.push(proc);
-  return proc;
-}
+const { env: childEnv, child } = crashProcesses("tests/workflows/fanout-crash-child.ts", "svc-fanout-crash-");
 
 test(`a ${TOTAL}-member fan-out killed half-way resumes after a restart: every member exactly once`, async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
-  delete env.VITEST;
-  delete env.VITEST_WORKER_ID;
-  if (!env.DATABASE_URL) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-fanout-crash-"));
-    env.PGLITE_DIR = dataDir;
-  }
+  const env = childEnv();
   let fanoutId = "";
   let atKill = 0;
   await new Promise<void>((resolve, reject) => {
