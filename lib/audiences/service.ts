@@ -6,7 +6,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
 import { invalidRequest, notFound } from "@/lib/core/errors";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
-import { contactAddress, isContactRef } from "@/lib/contacts/service";
+import { contactAddress, isContactRef } from "@/lib/contacts/addressing";
 
 type AudienceRow = typeof audiences.$inferSelect;
 type MemberRow = typeof audienceMembers.$inferSelect;
