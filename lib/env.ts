@@ -120,6 +120,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** Failed API-key authentications per minute from one client address (IPv6: one /64) before 429. */
   API_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Seconds an authenticated key is remembered in the process (lib/api-keys/cache.ts); 0: off. */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   /** Largest JSON request body accepted by default, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Hours an Idempotency-Key and its stored response are kept (at least 24). */

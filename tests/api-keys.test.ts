@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
 import { apiKeys, auditLogs } from "@/db/schema";
@@ -129,4 +129,36 @@ test("whoami works for a key with any scope", async () => {
   const org = await newOrg();
   const k = await newKey(org, { scopes: ["templates:read"] });
   expect((await call("GET", "/v1/whoami", { key: k.secret })).status).toBe(200);
+});
+
+test("a cached key is dropped when it changes: in this process at once, in others on NOTIFY svc_api_keys", async () => {
+  const org = await newOrg();
+  const a = await newKey(org, { scopes: ["keys:read"] });
+  const b = await newKey(org, { scopes: ["keys:read"] });
+  const db = await getDb();
+  const whoami = (secret: string) => call("GET", "/v1/whoami", { key: secret });
+  // Warm the cache: the first authentication starts this process's listener; later ones cache.
+  for (let i = 0; i < 20; i++) {
+    expect((await whoami(a.secret)).status).toBe(200);
+    expect((await whoami(b.secret)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // Revoked through the API: refused on the very next request.
+  expect((await call("POST", `/v1/api-keys/${a.id}/revoke`, { key: org.secret })).status).toBe(200);
+  expect((await whoami(a.secret)).status).toBe(401);
+  // (A change clears the whole cache; b is read, and cached, again.)
+  expect((await whoami(b.secret)).status).toBe(200);
+  // Changed by hand, with no announcement: the cached row still answers (the cache is real; the
+  // TTL, API_KEY_CACHE_SECONDS, bounds this)...
+  await db.update(apiKeys).set({ status: "revoked", revokedAt: new Date() }).where(eq(apiKeys.id, b.id));
+  expect((await whoami(b.secret)).status).toBe(200);
+  // ...until a NOTIFY svc_api_keys commits, as another server process's change would send.
+  await db.execute(sql`select pg_notify('svc_api_keys', '')`);
+  const start = Date.now();
+  let status = 200;
+  while (status === 200 && Date.now() - start < 2000) {
+    status = (await whoami(b.secret)).status;
+    if (status === 200) await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(status).toBe(401);
 });

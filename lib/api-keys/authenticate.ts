@@ -6,7 +6,8 @@ import { expandScopes } from "@/lib/auth/scopes";
 import type { Principal } from "@/lib/auth/principal";
 import { ipAllowed } from "@/lib/auth/ip";
 import { errorFields, log } from "@/lib/log";
-import { SECRET_PATTERN, secretMatches, secretPrefix } from "./secrets";
+import { cachedKey, rememberKey } from "./cache";
+import { SECRET_PATTERN, hashMatches, hashSecret, secretPrefix } from "./secrets";
 
 /** lastUsedAt is precise to this interval; refreshing it costs one write per key per interval. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -45,16 +46,22 @@ export async function authenticate(authorization: string | null, ip: string | nu
   const secret = match?.[1];
   if (!secret || !SECRET_PATTERN.test(secret)) throw invalidKey();
 
-  const db = await getDb();
-  const candidates = await db.select().from(apiKeys).where(eq(apiKeys.prefix, secretPrefix(secret)));
-  const key = candidates.find((row) => secretMatches(secret, row.secretHash));
-  if (!key) throw invalidKey();
+  const hash = hashSecret(secret);
+  const now = Date.now();
+  let key = cachedKey(hash, now);
+  if (!key) {
+    const db = await getDb();
+    const candidates = await db.select().from(apiKeys).where(eq(apiKeys.prefix, secretPrefix(secret)));
+    key = candidates.find((row) => hashMatches(hash, row.secretHash));
+    if (!key) throw invalidKey();
+    rememberKey(hash, key, now);
+  }
   if (key.status !== "active") throw new ApiError("invalid_api_key", "The API key has been revoked.");
 
   if (key.allowedIps && key.allowedIps.length > 0 && !ipAllowed(ip, key.allowedIps)) {
     throw new ApiError("not_permitted", `Requests from ${ip ?? "an unknown address"} are not on this key's IP allowlist.`);
   }
-  touch(key.id, Date.now());
+  touch(key.id, now);
   return {
     orgId: key.orgId,
     userId: key.userId,

@@ -23,9 +23,9 @@ export function hashSecret(secret: string): string {
 
 export const secretPrefix = (secret: string) => secret.slice(0, PREFIX_LENGTH);
 
-/** Constant-time comparison of a presented secret against a stored hash. */
-export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), "hex");
+/** Constant-time comparison of a presented secret's hash (`hashSecret`) against a stored hash. */
+export function hashMatches(hash: string, storedHash: string): boolean {
+  const a = Buffer.from(hash, "hex");
   const b = Buffer.from(storedHash, "hex");
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -8,6 +8,7 @@ import { expandScopes, isSubset, type Scope } from "@/lib/auth/scopes";
 import type { ApiKey, CreateApiKeyInput, UpdateApiKeyInput } from "@/lib/api-keys/contracts";
 import { assertMayManage, boundRestrictions } from "./restrictions";
 import { generateSecret, hashSecret, type KeyEnvironment, secretPrefix } from "./secrets";
+import { announceKeyChange, forgetKeys } from "./cache";
 
 type Row = typeof apiKeys.$inferSelect;
 
@@ -113,7 +114,7 @@ export async function createApiKey(db: DbOrTx, principal: Principal, input: Crea
 }
 
 export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: string, input: UpdateApiKeyInput): Promise<{ apiKey: ApiKey }> {
-  return db.transaction(async (tx) => {
+  return afterKeyChange(db.transaction(async (tx) => {
     assertMayManage(principal, await findKey(tx, principal, keyId), "change");
     const bounds = await boundRestrictions(tx, principal, input, "update");
     const patch: Partial<typeof apiKeys.$inferInsert> = {};
@@ -133,8 +134,9 @@ export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: stri
       resourceId: keyId,
       metadata: { changed: Object.keys(patch) },
     });
+    await announceKeyChange(tx);
     return { apiKey: toApiKey(row) };
-  });
+  }));
 }
 
 /**
@@ -142,7 +144,7 @@ export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: stri
  * whose scopes the caller holds (403 otherwise).
  */
 export async function revokeApiKey(db: DbOrTx, principal: Principal, keyId: string): Promise<{ apiKey: ApiKey }> {
-  return db.transaction(async (tx) => {
+  return afterKeyChange(db.transaction(async (tx) => {
     assertMayManage(principal, await findKey(tx, principal, keyId), "revoke");
     const [revoked] = await tx
       .update(apiKeys)
@@ -161,8 +163,16 @@ export async function revokeApiKey(db: DbOrTx, principal: Principal, keyId: stri
       resourceId: keyId,
       metadata: { prefix: revoked.prefix },
     });
+    await announceKeyChange(tx);
     return { apiKey: toApiKey(revoked) };
-  });
+  }));
+}
+
+/** A committed change to keys: this process forgets its cached keys (others hear `announceKeyChange`). */
+async function afterKeyChange<T>(committed: Promise<T>): Promise<T> {
+  const out = await committed;
+  forgetKeys();
+  return out;
 }
 
 export async function countActiveApiKeys(db: DbOrTx, orgId: string): Promise<number> {

@@ -9,7 +9,7 @@ import type { SignedRequestFailure } from "@/lib/providers/storage/filesystem";
  * adapter), a GET serves a download. With the S3 backend the URLs point at S3 and this is a 404.
  */
 function refusal(f: SignedRequestFailure): Response {
-  return new Response(JSON.stringify({ error: { type: f.status === 413 || f.status === 400 ? "invalid_request_error" : f.status === 404 ? "not_found_error" : "permission_error", code: f.code, message: f.message, param: null } }), {
+  return new Response(JSON.stringify({ error: { type: f.status === 413 || f.status === 400 ? "invalid_request_error" : f.status === 404 ? "not_found_error" : "permission_error", code: f.code, message: f.message, param: "" } }), {
     status: f.status,
     headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
   });

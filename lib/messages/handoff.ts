@@ -5,7 +5,7 @@ import { log } from "@/lib/log";
 import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
 import { channelAdapter } from "@/lib/channels";
 import type { ProviderOutcome, SendResult } from "@/lib/providers/mail";
-import { applyOutcomesInTx } from "./outcomes";
+import { applyOutcomesInTx, outcomeMetadata } from "./outcomes";
 import type { MessageRow } from "./store";
 
 /** The payload of a `message.deliver` outbox entry; the signed MIME is the entry's `body`. */
@@ -59,20 +59,17 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
     error = "transport_failed";
   }
   const status = error ? "failed" : "sent";
+  const outcomes = status === "sent" ? [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)] : [];
+  const metadata = { ...(message.channelMetadata ?? {}), provider: result?.provider ?? null, providerMessageId: result?.providerMessageId ?? null };
   return db.transaction(async (tx) => {
     if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return null;
+    // One update: the status and the metadata of the transport's immediate outcomes.
     const [row] = await tx
       .update(messages)
-      .set({
-        status,
-        error,
-        providerMessageId: result?.providerMessageId ?? null,
-        channelMetadata: { ...(message.channelMetadata ?? {}), provider: result?.provider ?? null, providerMessageId: result?.providerMessageId ?? null },
-        sentAt: new Date(),
-      })
+      .set({ status, error, providerMessageId: result?.providerMessageId ?? null, channelMetadata: outcomeMetadata(metadata, outcomes), sentAt: new Date() })
       .where(eq(messages.id, message.id))
       .returning();
     if (!row || status !== "sent") return row ?? null;
-    return applyOutcomesInTx(tx, row, [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)], { sent: { attachmentCount: payload.attachmentCount } });
+    return applyOutcomesInTx(tx, row, outcomes, { sent: { attachmentCount: payload.attachmentCount }, metadataApplied: true });
   });
 }

@@ -2,7 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { messages, outboundEvents, suppressions } from "@/db/schema";
 import type { ProviderOutcome } from "@/lib/providers/mail";
-import { appendMessageEvent, type MessageRow } from "./store";
+import { appendEvents } from "@/lib/events/ledger";
+import { appendMessageEvent, messageEvent, type MessageRow } from "./store";
 
 const EVENT_FOR = {
   Delivery: "message.delivered",
@@ -11,6 +12,16 @@ const EVENT_FOR = {
   DeliveryDelay: "message.delayed",
 } as const;
 
+/** The message's `channelMetadata` after `outcomes` (`lastEventType`, `lastEventAt`, `bouncedAt`, `complainedAt`). */
+export function outcomeMetadata(current: Record<string, unknown> | null, outcomes: readonly ProviderOutcome[]): Record<string, unknown> {
+  let metadata: Record<string, unknown> = { ...(current ?? {}) };
+  for (const o of outcomes) {
+    const at = o.occurredAt.toISOString();
+    metadata = { ...metadata, lastEventType: o.type, lastEventAt: at, ...(o.type === "Bounce" ? { bouncedAt: at } : {}), ...(o.type === "Complaint" ? { complainedAt: at } : {}) };
+  }
+  return metadata;
+}
+
 /**
  * Applies provider delivery outcomes to an outbound message in the caller's transaction, on `row`
  * as it stands there (the caller holds its lock or has just written it): the outbound event rows,
@@ -18,9 +29,15 @@ const EVENT_FOR = {
  * per outcome, and for a complaint a suppression of the recipient (a bounce creates none).
  * `sent` appends the message's `message.sent` first. Ledger events come last: appending one locks
  * the inbox's ledger partition until the commit, and every send of the inbox waits on that lock.
- * Returns the row as updated.
+ * `metadataApplied`: the caller has already written `outcomeMetadata` on the row (the handoff
+ * does, in the update that marks it `sent`). Returns the row as updated.
  */
-export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: ProviderOutcome[], opts: { sent?: { attachmentCount: number } } = {}): Promise<MessageRow> {
+export async function applyOutcomesInTx(
+  tx: DbOrTx,
+  row: MessageRow,
+  outcomes: ProviderOutcome[],
+  opts: { sent?: { attachmentCount: number }; metadataApplied?: boolean } = {},
+): Promise<MessageRow> {
   if (outcomes.length === 0) {
     if (opts.sent) await appendMessageEvent(tx, row, "message.sent", opts.sent.attachmentCount);
     return row;
@@ -43,12 +60,9 @@ export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: P
       details: detailsOf(o),
     })),
   );
-  let metadata: Record<string, unknown> = { ...(row.channelMetadata ?? {}) };
-  for (const o of outcomes) {
-    const at = o.occurredAt.toISOString();
-    metadata = { ...metadata, lastEventType: o.type, lastEventAt: at, ...(o.type === "Bounce" ? { bouncedAt: at } : {}), ...(o.type === "Complaint" ? { complainedAt: at } : {}) };
-  }
-  const [updated] = await tx.update(messages).set({ channelMetadata: metadata }).where(eq(messages.id, row.id)).returning();
+  const [updated] = opts.metadataApplied
+    ? [row]
+    : await tx.update(messages).set({ channelMetadata: outcomeMetadata(row.channelMetadata, outcomes) }).where(eq(messages.id, row.id)).returning();
   for (const o of outcomes) {
     if (o.type !== "Complaint") continue;
     await tx
@@ -69,8 +83,10 @@ export async function applyOutcomesInTx(tx: DbOrTx, row: MessageRow, outcomes: P
       });
   }
   const final = updated ?? row;
-  if (opts.sent) await appendMessageEvent(tx, final, "message.sent", opts.sent.attachmentCount);
-  for (const o of outcomes) await appendMessageEvent(tx, final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) });
+  await appendEvents(tx, [
+    ...(opts.sent ? [messageEvent(final, "message.sent", opts.sent.attachmentCount)] : []),
+    ...outcomes.map((o) => messageEvent(final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) })),
+  ]);
   return final;
 }
 

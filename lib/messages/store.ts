@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { attachments, messages, threads } from "@/db/schema";
-import { appendEvent } from "@/lib/events/ledger";
+import { type AppendInput, appendEvent } from "@/lib/events/ledger";
 import { trackInboundAttachments } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
 import { contactByHandle } from "@/lib/contacts/service";
@@ -38,9 +38,13 @@ export function normalizeSubject(subject: string): string {
 
 /**
  * The thread a message belongs to within its inbox: the thread of any earlier message whose
- * Message-ID it names in In-Reply-To or References; otherwise a new thread.
+ * Message-ID it names in In-Reply-To or References; otherwise a new thread, which already counts
+ * the message (`created`: the caller need not count it again).
  */
-export async function resolveThread(tx: DbOrTx, input: { orgId: string; inboxId: string; inReplyTo: string | null; references: string[]; subject: string; at: Date }): Promise<string> {
+export async function resolveThread(
+  tx: DbOrTx,
+  input: { orgId: string; inboxId: string; inReplyTo: string | null; references: string[]; subject: string; at: Date },
+): Promise<{ threadId: string; created: boolean }> {
   const ids = [...new Set([input.inReplyTo, ...input.references].filter((x): x is string => Boolean(x)))];
   if (ids.length > 0) {
     const [parent] = await tx
@@ -48,14 +52,14 @@ export async function resolveThread(tx: DbOrTx, input: { orgId: string; inboxId:
       .from(messages)
       .where(and(eq(messages.inboxId, input.inboxId), inArray(messages.messageIdHeader, ids), sql`${messages.threadId} is not null`))
       .limit(1);
-    if (parent?.threadId) return parent.threadId;
+    if (parent?.threadId) return { threadId: parent.threadId, created: false };
   }
   const [thread] = await tx
     .insert(threads)
-    .values({ orgId: input.orgId, inboxId: input.inboxId, subject: input.subject, messageCount: 0, lastMessageAt: input.at })
+    .values({ orgId: input.orgId, inboxId: input.inboxId, subject: input.subject, messageCount: 1, lastMessageAt: input.at })
     .returning({ id: threads.id });
   if (!thread) throw new Error("thread insert returned nothing");
-  return thread.id;
+  return { threadId: thread.id, created: true };
 }
 
 export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes"> & { /** Chosen by the caller when something signed names it (agent provenance); else generated. */ id?: string };
@@ -66,10 +70,11 @@ export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | 
  */
 export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredAttachment[] = [], opts: { thread?: boolean } = {}): Promise<MessageRow> {
   const at = input.receivedAt instanceof Date ? input.receivedAt : new Date();
-  const threadId =
+  const thread =
     opts.thread === false
       ? null
       : await resolveThread(tx, { orgId: input.orgId, inboxId: input.inboxId, inReplyTo: input.inReplyTo ?? null, references: input.references, subject: input.subject ?? "", at });
+  const threadId = thread?.threadId ?? null;
   const sizeBytes = Buffer.byteLength(input.textBody ?? "") + Buffer.byteLength(input.htmlBody ?? "") + files.reduce((n, f) => n + f.content.length, 0);
   // An inbound sender who is one of the organization's contacts is linked on receipt. Email and
   // a2a addresses are the same addresses (an inbox of this service receives both).
@@ -103,11 +108,11 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
   }
   // Inbound attachments are scanned before they are served (lib/buckets/scan.ts).
   if (row.direction === "inbound" && files.length > 0) await trackInboundAttachments(tx, row.id);
-  if (threadId) {
+  if (thread && !thread.created) {
     await tx
       .update(threads)
       .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
-      .where(eq(threads.id, threadId));
+      .where(eq(threads.id, thread.threadId));
   }
   const type = row.direction === "inbound" ? "message.received" : row.status === "sent" ? "message.sent" : null;
   if (type) await appendMessageEvent(tx, row, type, files.length);
@@ -117,26 +122,24 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
 /** Puts a message stored without a thread (a scheduled send) into its thread now. */
 export async function attachToThread(tx: DbOrTx, row: MessageRow, opts: { emit?: "message.sent" } = {}): Promise<MessageRow> {
   const at = new Date();
-  const threadId = await resolveThread(tx, { orgId: row.orgId, inboxId: row.inboxId, inReplyTo: row.inReplyTo, references: row.references, subject: row.subject, at });
+  const { threadId, created } = await resolveThread(tx, { orgId: row.orgId, inboxId: row.inboxId, inReplyTo: row.inReplyTo, references: row.references, subject: row.subject, at });
   const [updated] = await tx.update(messages).set({ threadId }).where(eq(messages.id, row.id)).returning();
   if (!updated) throw new Error("message vanished");
-  await tx
-    .update(threads)
-    .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
-    .where(eq(threads.id, threadId));
+  if (!created) {
+    await tx
+      .update(threads)
+      .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
+      .where(eq(threads.id, threadId));
+  }
   if (opts.emit) await appendMessageEvent(tx, updated, opts.emit);
   return updated;
 }
 
+type MessageEventType = "message.received" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed";
+
 /** The ledger event for a message (`message.received`, `message.sent`, …), in its inbox's partition. */
-export async function appendMessageEvent(
-  tx: DbOrTx,
-  row: MessageRow,
-  type: "message.received" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed",
-  attachmentCount?: number,
-  extra: Record<string, unknown> = {},
-): Promise<void> {
-  await appendEvent(tx, {
+export function messageEvent(row: MessageRow, type: MessageEventType, attachmentCount?: number, extra: Record<string, unknown> = {}): AppendInput {
+  return {
     orgId: row.orgId,
     type,
     partitionKey: `inbox:${row.inboxId}`,
@@ -158,5 +161,10 @@ export async function appendMessageEvent(
       ...(attachmentCount !== undefined ? { attachmentCount } : {}),
       ...extra,
     },
-  });
+  };
+}
+
+/** Appends a message's ledger event in the caller's transaction. */
+export async function appendMessageEvent(tx: DbOrTx, row: MessageRow, type: MessageEventType, attachmentCount?: number, extra: Record<string, unknown> = {}): Promise<void> {
+  await appendEvent(tx, messageEvent(row, type, attachmentCount, extra));
 }

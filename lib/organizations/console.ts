@@ -11,6 +11,7 @@ import { createInvitation, INVITATION_TTL_DAYS, type Invitation, listPendingInvi
 import { type Actor, deleteMember, listMembers, type Member, organizationName, requireMembership, requirePermission, setMemberRole } from "./members";
 import { createOrganization, listOrganizationsForUser, type OrganizationSummary } from "./service";
 import type { Role } from "@/db/schema";
+import { announceKeyChange, forgetKeys } from "@/lib/api-keys/cache";
 
 /**
  * Organization operations of a signed-in console user, shared by the `/v1/organizations…`
@@ -92,7 +93,9 @@ export async function deleteOrganization(db: DbOrTx, caller: ConsoleCaller, orgI
   await db.transaction(async (tx) => {
     for (const { table, orgId: column } of orgTablesChildrenFirst()) await tx.delete(table).where(eq(column, orgId));
     await tx.delete(organizations).where(eq(organizations.id, orgId));
+    await announceKeyChange(tx);
   });
+  forgetKeys();
   return null;
 }
 

@@ -58,15 +58,18 @@ export async function queueDeliveries(tx: DbOrTx, rows: QueuedDelivery[]): Promi
  * append's transaction. A paused endpoint gets the event logged as failed when its turn comes (so
  * `redrive` sends it after `resume`).
  */
-export async function enqueueDeliveries(tx: DbOrTx, orgId: string, eventId: string, type: string): Promise<void> {
-  const targets = await tx
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(and(eq(webhooks.orgId, orgId), sql`${type} = any(${webhooks.events})`));
-  await queueDeliveries(
-    tx,
-    targets.map((t) => ({ orgId, webhookId: t.id, eventId })),
-  );
+export async function enqueueDeliveries(tx: DbOrTx, events: readonly { orgId: string; eventId: string; type: string }[]): Promise<void> {
+  const rows: QueuedDelivery[] = [];
+  for (const orgId of new Set(events.map((e) => e.orgId))) {
+    const mine = events.filter((e) => e.orgId === orgId);
+    const types = [...new Set(mine.map((e) => e.type))];
+    const targets = await tx
+      .select({ id: webhooks.id, events: webhooks.events })
+      .from(webhooks)
+      .where(and(eq(webhooks.orgId, orgId), sql`${webhooks.events} && array[${sql.join(types.map((t) => sql`${t}`), sql`, `)}]::text[]`));
+    for (const e of mine) for (const t of targets) if (t.events.includes(e.type)) rows.push({ orgId, webhookId: t.id, eventId: e.eventId });
+  }
+  await queueDeliveries(tx, rows);
 }
 
 interface Claimed {
