@@ -3,8 +3,11 @@
  * the client address comes from the socket, plus the embedded parts that need a long-lived
  * process (the data-directory lock and control channel, periodic housekeeping).
  * `npm run dev` runs it in development mode, `npm start` in production mode after `next build`.
+ * With APP_PROCESSES > 1 (PostgreSQL) this process is a cluster primary that forks that many
+ * workers, each running everything below (lib/runtime/cluster.ts).
  */
-import { createServer } from "node:http";
+import cluster from "node:cluster";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Server as NetServer } from "node:net";
 import nextEnv from "@next/env";
 
@@ -22,6 +25,26 @@ if (process.env.PORT === "0") {
   await new Promise((resolve) => probe.close(resolve));
 }
 
+if (cluster.isPrimary) {
+  const { env, publicBaseUrl } = await import("./lib/env");
+  if (env.APP_PROCESSES > 1) {
+    if (dev) throw new Error("APP_PROCESSES > 1 runs the production build: npm run build, then npm start (Next.js development servers cannot share a build directory).");
+    const { runClusterPrimary } = await import("./lib/runtime/cluster");
+    // Workers get this server's public URL: their own INTERNAL_URL (below) must not become it.
+    process.exit(await runClusterPrimary(env.APP_PROCESSES, { PUBLIC_BASE_URL: publicBaseUrl() }));
+  }
+}
+
+// A cluster worker also listens on a loopback port of its own and makes it its INTERNAL_URL, so the
+// calls a process makes to itself (the executor's sync and calls to serve(), the SDK's registration
+// and events) reach this process, not a sibling behind the shared port.
+const ownServer = cluster.isWorker ? createServer() : null;
+if (ownServer) {
+  await new Promise<void>((resolve) => ownServer.listen({ port: 0, host: "127.0.0.1", exclusive: true }, resolve));
+  const address = ownServer.address();
+  process.env.INTERNAL_URL = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+}
+
 const { env, mailHost, pgliteDir } = await import("./lib/env");
 const { log, errorFields } = await import("./lib/log");
 const { closeDb, getDbHandle } = await import("./db");
@@ -33,6 +56,7 @@ const { startSmtpReceiver } = await import("./lib/providers/mail/smtp-receiver")
 const { startOutboxRelay, stopOutboxRelay } = await import("./lib/outbox/relay");
 const { startWebhookDispatcher, stopWebhookDispatcher } = await import("./lib/webhooks/dispatcher");
 const { startControlServer } = await import("./lib/runtime/control");
+const { READY_MESSAGE } = await import("./lib/runtime/cluster");
 const { malformedPath } = await import("./lib/http/path");
 const { newRequestId } = await import("./lib/core/invoke");
 const { default: next } = await import("next");
@@ -56,7 +80,7 @@ const app = next({ dev, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const nextHandler = app.getRequestHandler();
 
-const server = createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   const forwarded = req.headers["x-forwarded-for"];
   const ip = resolveClientIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, env.TRUST_PROXY);
   stampClientIp(req.headers, ip);
@@ -75,7 +99,9 @@ const server = createServer((req, res) => {
       res.end(JSON.stringify({ error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: "" } }));
     }
   });
-});
+}
+const server = createServer(handle);
+ownServer?.on("request", handle);
 
 await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
 
@@ -115,7 +141,8 @@ const smtp =
       })
     : null;
 if (smtp) log.info("SMTP receiver listening", { host: env.SMTP_HOST, port: smtp.port });
-log.info("server listening", { url: `http://${env.HOST}:${env.PORT}`, mode: dev ? "development" : "production" });
+log.info("server listening", { url: `http://${env.HOST}:${env.PORT}`, mode: dev ? "development" : "production", ...(ownServer ? { worker: cluster.worker?.id, pid: process.pid } : {}) });
+if (cluster.isWorker) process.send?.(READY_MESSAGE);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -131,6 +158,8 @@ async function shutdown(signal: string): Promise<void> {
   await stopWebhookDispatcher().catch(() => {});
   server.close();
   server.closeAllConnections();
+  ownServer?.close();
+  ownServer?.closeAllConnections();
   await app.close().catch(() => {});
   await closeDb().catch(() => {});
   process.exit(0);

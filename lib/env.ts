@@ -29,6 +29,11 @@ const schema = z.object({
   /** HTTP port and bind address of `npm run dev` / `npm start`. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("localhost"),
+  /**
+   * Server processes `npm start` runs (cluster mode: a primary forks that many workers sharing the
+   * HTTP and SMTP ports; each runs the whole app). More than 1 needs PostgreSQL.
+   */
+  APP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** Public base URL used in links and the OpenAPI `servers` entry. */
   PUBLIC_BASE_URL: z.url().optional(),
   /** A separate origin (ideally another site) that serves user content (signed attachment links);
@@ -116,7 +121,7 @@ const schema = z.object({
     .default("0")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
     .pipe(z.number().int().min(0).max(10)),
-  /** Requests per minute allowed for one API key (per server process). */
+  /** Requests per minute allowed for one API key or console session (counted in the database, for all processes). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** Failed API-key authentications per minute from one client address (IPv6: one /64) before 429. */
   API_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
@@ -245,8 +250,19 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
+/** Settings that are valid one by one but not together. */
+const checked = schema.superRefine((v, ctx) => {
+  if (v.APP_PROCESSES > 1 && !v.DATABASE_URL) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["APP_PROCESSES"],
+      message: "must be 1 on the embedded database (PGlite is opened by one process); set DATABASE_URL to a PostgreSQL database to run several processes",
+    });
+  }
+});
+
 function parseEnv(source: NodeJS.ProcessEnv): Env {
-  const parsed = schema.safeParse(source);
+  const parsed = checked.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);

@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
+import { getDb } from "@/db";
 import { defineContract } from "@/lib/core/contract";
 import { issueToError as zodIssueToError } from "@/lib/core/issues";
 import { defineOperation } from "@/lib/core/operation";
 import { resolveClientIp } from "@/lib/http/client-ip";
 import { createDispatcher } from "@/lib/http/dispatch";
-import { consume, rateLimitHeaders } from "@/lib/http/rate-limit";
+import { consume, rateLimitHeaders, used } from "@/lib/http/rate-limit";
 import { ipAllowed } from "@/lib/auth/ip";
 import { call, newOrg } from "./harness";
 
@@ -138,13 +140,20 @@ describe("rate limiting", () => {
     expect(Number(res.headers.get("ratelimit-reset"))).toBeGreaterThan(0);
   });
 
-  test("the limiter refuses past the limit and resets with the window", () => {
-    const t0 = 1_000_000;
-    for (let i = 0; i < 3; i++) expect(consume("k-test", 3, t0 + i).allowed).toBe(true);
-    const refused = consume("k-test", 3, t0 + 10);
+  test("the limiter refuses past the limit; its count is in the database (whoami reads it)", async () => {
+    const db = await getDb();
+    const key = `k-test-${randomUUID()}`;
+    for (let i = 0; i < 3; i++) expect((await consume(db, key, 3)).allowed).toBe(true);
+    const refused = await consume(db, key, 3);
     expect(refused).toMatchObject({ allowed: false, remaining: 0 });
     expect(rateLimitHeaders(refused)["RateLimit-Remaining"]).toBe("0");
-    expect(consume("k-test", 3, t0 + 60_001).allowed).toBe(true);
+    expect(used(key)).toBe(4);
+
+    const org = await newOrg();
+    await call("GET", "/v1/whoami", { key: org.secret });
+    const second = await call("GET", "/v1/whoami", { key: org.secret });
+    expect(second.body.usage.requestsThisMinute).toBe(2);
+    expect(second.headers.get("ratelimit-remaining")).toBe("1198");
   });
 });
 

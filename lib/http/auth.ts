@@ -34,7 +34,7 @@ export async function actorFor(
   if (!user) throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
   if (request.method !== "GET") refuseCrossOrigin(request, url);
   const actor: Actor = { type: "user", userId: user.userId, email: user.email, org: null, principal: null, ip };
-  return { actor, headers: limited(`user:${user.userId}`, "session") };
+  return { actor, headers: await limited(`user:${user.userId}`, "session") };
 }
 
 /**
@@ -58,12 +58,15 @@ export async function keyCaller(
     if (err instanceof ApiError && err.code === "invalid_api_key") throw (await recordAuthFailure(ip)) ?? err;
     throw err;
   }
-  return { actor: as(principal), headers: limited(principal.apiKeyId ?? principal.actor, "API key") };
+  return { actor: as(principal), headers: await limited(principal.apiKeyId ?? principal.actor, "API key") };
 }
 
-/** Counts one request against `limitKey`'s window: the limit headers, or 429 with `Retry-After`. */
-function limited(limitKey: string, who: string): Record<string, string> {
-  const limit = consume(limitKey);
+/**
+ * Counts one request against `limitKey`'s window (in the database, shared by every process): the
+ * limit headers, or 429 with `Retry-After`.
+ */
+async function limited(limitKey: string, who: string): Promise<Record<string, string>> {
+  const limit = await consume(await getDb(), limitKey);
   const headers = rateLimitHeaders(limit);
   if (!limit.allowed) {
     throw new ApiError("rate_limited", `Too many requests for this ${who}; retry after the window resets.`).withHeaders({ ...headers, "Retry-After": String(limit.resetSeconds) });

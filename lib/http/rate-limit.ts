@@ -1,35 +1,30 @@
+import type { DbOrTx } from "@/db";
 import { env } from "@/lib/env";
+import { hit, type Verdict } from "@/lib/ratelimit";
 
 /**
- * Per-key fixed-window limiter (one-minute windows) kept in this process's memory. With several
- * server processes the effective limit is per process; documented in the README.
+ * The per-caller request limit (`RATE_LIMIT_PER_MINUTE`, one-minute fixed windows): a counter in
+ * the shared store (lib/ratelimit, the database), so every server process — a cluster's workers,
+ * several hosts on one PostgreSQL — counts against one allowance.
  */
-export interface RateLimitResult {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets. */
-  resetSeconds: number;
-}
+export type RateLimitResult = Verdict;
 
-const WINDOW_MS = 60_000;
-const windows = new Map<string, { start: number; count: number }>();
-let lastSweep = 0;
+const WINDOW_SECONDS = 60;
 
-export function consume(key: string, limit: number = env.RATE_LIMIT_PER_MINUTE, now: number = Date.now()): RateLimitResult {
-  if (now - lastSweep > WINDOW_MS) {
-    lastSweep = now;
-    for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
-  }
-  let w = windows.get(key);
-  if (!w || now - w.start >= WINDOW_MS) {
-    w = { start: now, count: 0 };
-    windows.set(key, w);
-  }
-  const resetSeconds = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
-  if (w.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
-  w.count += 1;
-  return { allowed: true, limit, remaining: limit - w.count, resetSeconds };
+/**
+ * The count each key's latest request in this process was given, for whoami's
+ * `requestsThisMinute` (the request's own verdict: no second read). Only a report; the limit is
+ * decided by the database.
+ */
+const seen = new Map<string, { hits: number; until: number }>();
+
+/** Counts one request against `key`'s window. */
+export async function consume(db: DbOrTx, key: string, limit: number = env.RATE_LIMIT_PER_MINUTE): Promise<RateLimitResult> {
+  const verdict = await hit(db, `api-requests:${key}`, { limit, windowSeconds: WINDOW_SECONDS });
+  const now = Date.now();
+  if (seen.size > 10_000) for (const [k, s] of seen) if (s.until <= now) seen.delete(k);
+  seen.set(key, { hits: verdict.hits, until: now + verdict.resetSeconds * 1000 });
+  return verdict;
 }
 
 export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
@@ -37,12 +32,12 @@ export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
     "RateLimit-Limit": String(r.limit),
     "RateLimit-Remaining": String(r.remaining),
     "RateLimit-Reset": String(r.resetSeconds),
-    "RateLimit-Policy": `${r.limit};w=60`,
+    "RateLimit-Policy": `${r.limit};w=${WINDOW_SECONDS}`,
   };
 }
 
-/** Requests counted in the key's current window (0 when none). */
+/** Requests counted in the key's window as of its latest request in this process (0 when none). */
 export function used(key: string, now: number = Date.now()): number {
-  const w = windows.get(key);
-  return w && now - w.start < WINDOW_MS ? w.count : 0;
+  const s = seen.get(key);
+  return s && s.until > now ? s.hits : 0;
 }

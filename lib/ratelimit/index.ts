@@ -20,6 +20,8 @@ export interface Verdict {
   allowed: boolean;
   limit: number;
   remaining: number;
+  /** Hits counted in the window, this one included. */
+  hits: number;
   /** Seconds until the window resets (at least 1). */
   resetSeconds: number;
 }
@@ -47,7 +49,7 @@ export async function hit(db: DbOrTx, key: string, rule: Rule): Promise<Verdict>
   const hits = row?.hits ?? 1;
   // reset_at is stored to the millisecond (rounded), so the ceiling can exceed the window by one.
   const resetSeconds = Math.min(rule.windowSeconds, Math.max(1, Number(row?.resetSeconds ?? rule.windowSeconds)));
-  return { allowed: hits <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - hits), resetSeconds };
+  return { allowed: hits <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - hits), hits, resetSeconds };
 }
 
 /** Counts one hit against each `[key, rule]`; allowed only when every one is, resetting when the last refusal ends. */
