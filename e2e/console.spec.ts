@@ -133,9 +133,26 @@ test("a webhook to a loopback receiver: see its delivery in the log", async ({ p
     await expect(page.getByRole("heading", { name: "Webhooks", level: 1 })).toBeVisible();
     await expectAccessible(page, "webhooks");
     await page.getByLabel("Endpoint URL").fill(`http://127.0.0.1:${port}/hook`);
+    // The delivery rate limit takes the API's bounds; set on creation, shown and changed on the endpoint's page.
+    const rate = page.getByRole("form", { name: "Create a webhook" }).getByLabel("Delivery rate limit (per second)");
+    await expect(rate).toHaveAttribute("max", "10000");
+    await rate.fill("5");
     await page.getByRole("button", { name: "Create webhook" }).click();
     await page.getByRole("link", { name: new RegExp(`127\\.0\\.0\\.1:${port}`) }).first().click();
     await expectAccessible(page, "webhook detail");
+    await expect(page.getByText("5 deliveries per second")).toBeVisible();
+    const edit = page.getByRole("form", { name: "Delivery rate limit" });
+    await expect(edit.getByLabel("Delivery rate limit (per second)")).toHaveValue("5");
+    await edit.getByLabel("Delivery rate limit (per second)").fill("0");
+    await edit.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(edit.getByRole("alert")).toBeVisible();
+    await edit.getByLabel("Delivery rate limit (per second)").fill("12");
+    await edit.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(page.getByText("Rate limit set: 12 deliveries per second.")).toBeVisible();
+    await expect(page.getByText("12 deliveries per second", { exact: true })).toBeVisible();
+    await edit.getByLabel("Delivery rate limit (per second)").fill("");
+    await edit.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(page.getByText("Rate limit removed: deliveries are not paced.")).toBeVisible();
     await page.getByRole("button", { name: "Send test" }).click();
     await expect(page.getByTestId("delivery-log")).toContainText("200", { timeout: 30_000 });
     // A success shows the receiver's answer, never as an error; no rotation yet, so no previous secret.

@@ -45,9 +45,9 @@ export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, 
 /** `useAction` for a form: spread `formProps` on the `<form>` to submit its `formValues` (plus `extra()`, which wins) and, with `reset`, clear it on success. */
 export function useActionForm<T>(
   action: (input: Record<string, unknown>) => Promise<ActionResult<T>>,
-  options: { arrays?: string[]; reset?: boolean; onSuccess?: (data: T) => void; refresh?: boolean; extra?: () => Record<string, unknown> } = {},
+  options: { arrays?: string[]; numbers?: string[]; reset?: boolean; onSuccess?: (data: T) => void; refresh?: boolean; extra?: () => Record<string, unknown> } = {},
 ) {
-  const { arrays, reset = false, onSuccess, refresh, extra } = options;
+  const { arrays, numbers, reset = false, onSuccess, refresh, extra } = options;
   const ref = useRef<HTMLFormElement>(null);
   const mutation = useAction(action, {
     refresh,
@@ -58,19 +58,26 @@ export function useActionForm<T>(
   });
   const onSubmit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    mutation.mutate({ ...formValues(e.currentTarget, arrays), ...extra?.() });
+    mutation.mutate({ ...formValues(e.currentTarget, arrays, numbers), ...extra?.() });
   };
   return { ...mutation, formProps: { ref, noValidate: true, onSubmit } };
 }
 
-/** Form values as an object: empty strings dropped, repeated names (checkboxes) as arrays. */
-export function formValues(form: HTMLFormElement, arrays: string[] = []): Record<string, unknown> {
+/** A number input's value for an action: empty is null, a number is sent as one, anything else as typed (the API says what is wrong). */
+export function numberValue(raw: FormDataEntryValue | null | undefined): number | string | null {
+  if (typeof raw !== "string" || raw.trim() === "") return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : raw;
+}
+
+/** Form values as an object: empty strings dropped, repeated names (checkboxes) as arrays, `numbers` as numbers. */
+export function formValues(form: HTMLFormElement, arrays: string[] = [], numbers: string[] = []): Record<string, unknown> {
   const data = new FormData(form);
   const out: Record<string, unknown> = {};
   for (const name of new Set(data.keys())) {
     const values = data.getAll(name).filter((v): v is string => typeof v === "string");
     if (arrays.includes(name)) out[name] = values.filter((v) => v !== "");
-    else if (values[0] !== undefined && values[0] !== "") out[name] = values[0];
+    else if (values[0] !== undefined && values[0] !== "") out[name] = numbers.includes(name) ? numberValue(values[0]) : values[0];
   }
   for (const name of arrays) out[name] ??= [];
   return out;

@@ -57,8 +57,10 @@ export const deliverySchema = z.object({
 const url = z.string().min(1).max(2048);
 const eventsField = z.array(z.enum(SUBSCRIBABLE)).min(1).max(SUBSCRIBABLE.length);
 const label = z.string().trim().min(1).max(120).nullable();
+/** The largest `rateLimitPerSecond` (the console's input takes the same bounds). */
+export const WEBHOOK_RATE_LIMIT_MAX = 10_000;
 /** Deliveries per second the endpoint accepts (null: no limit); paced across processes, never dropped. */
-const rateLimitPerSecond = z.int().min(1).max(10_000).nullable();
+const rateLimitPerSecond = z.int().min(1).max(WEBHOOK_RATE_LIMIT_MAX).nullable();
 const params = z.strictObject({ webhookId: uuidParam });
 const one = z.object({ webhook: webhookSchema });
 const withSecret = z.object({ webhook: webhookSchema, secret: z.string() });

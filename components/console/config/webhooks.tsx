@@ -12,15 +12,16 @@ import {
   resumeWebhookAction,
   rotateSecretAction,
   testWebhookAction,
+  updateWebhookAction,
   webhookStateAction,
 } from "@/lib/console/actions/webhooks";
 import type { ActionResult } from "@/lib/console/action";
 import { inputRules } from "@/components/console/contract-input";
-import { createWebhook } from "@/lib/webhooks/contracts";
+import { createWebhook, WEBHOOK_RATE_LIMIT_MAX } from "@/lib/webhooks/contracts";
 import { CopyButton } from "../copy-button";
 import { ConfirmButton, Dialog } from "../dialog";
 import { eventLinks } from "../observe/event-tail";
-import { Button, Field, FormError, useAction, useActionForm } from "../form";
+import { Button, Field, FormError, numberValue, useAction, useActionForm } from "../form";
 import { Badge, Details, EmptyState, ErrorNotice, Mono, StatusBadge, Table, Td, Time } from "../ui";
 import { DELIVERY_LOG_SIZE, WEBHOOK_POLL_MS } from "./limits";
 import { arrayFieldErrors, GroupErrors, hasFormLevelError, LiveMessage, OnceSecret } from "./shared";
@@ -36,8 +37,17 @@ export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" 
   return w.autoPaused ? "open" : "closed";
 }
 
+/** The delivery rate limit input's rules (the API's bounds) and words, shared by the create and edit forms. */
+const rateInput = { type: "number", min: 1, max: WEBHOOK_RATE_LIMIT_MAX, step: 1, inputMode: "numeric", placeholder: "No limit", autoComplete: "off" } as const;
+const RATE_HINT = "Deliveries per second at most: a burst of that many, then evenly paced; more wait, none are dropped. Empty: no limit.";
+
+/** An endpoint's delivery rate limit in words. */
+export function rateLimitText(perSecond: number | null): string {
+  return perSecond ? `${perSecond} ${perSecond === 1 ? "delivery" : "deliveries"} per second` : "None";
+}
+
 /**
- * The create-webhook form (URL, events or all of them, label); shows the signing secret once. "All
+ * The create-webhook form (URL, events or all of them, label, delivery rate limit); shows the signing secret once. "All
  * events" subscribes to every type of the API (`eventTypes`, so types that arrive later are
  * included); the individual choices are the types the product emits, grouped by resource.
  */
@@ -48,6 +58,7 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
   const [secret, setSecret] = useState<string | null>(null);
   const create = useActionForm(createWebhookAction, {
     reset: true,
+    numbers: ["rateLimitPerSecond"],
     onSuccess: (result) => {
       setSecret(result.secret);
       setAll(true);
@@ -77,7 +88,7 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
           create.formProps.onSubmit(e);
         }}
       >
-        <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
+        <div className="grid gap-4 sm:grid-cols-[2fr_1fr_1fr]">
           <Field
             label="Endpoint URL"
             name="url"
@@ -90,6 +101,7 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
             error={create.fieldError("url")}
           />
           <Field label="Label" name="label" {...inputRules(createWebhook.body, "label")} autoComplete="off" placeholder="production" hint="Optional." error={create.fieldError("label")} />
+          <Field label="Delivery rate limit (per second)" name="rateLimitPerSecond" {...rateInput} hint={RATE_HINT} error={create.fieldError("rateLimitPerSecond")} />
         </div>
 
         <fieldset className="space-y-2" aria-describedby={eventErrors.length > 0 ? `${uid}-events-error` : undefined}>
@@ -123,7 +135,7 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
           <GroupErrors id={`${uid}-events-error`} messages={eventErrors} />
         </fieldset>
 
-        <FormError failure={create.failure && hasFormLevelError(create.failure.fields, ["url", "label", "events"]) ? create.failure : null} />
+        <FormError failure={create.failure && hasFormLevelError(create.failure.fields, ["url", "label", "events", "rateLimitPerSecond"]) ? create.failure : null} />
         <Button pending={create.isPending}>Create webhook</Button>
       </form>
     </div>
@@ -237,6 +249,7 @@ export function WebhookLive({
           ["Paused reason", w.pausedReason ? <Mono key="r">{w.pausedReason}</Mono> : "—"],
           ["Paused by breaker at", w.autoPausedAt ? <Time key="a" value={w.autoPausedAt} /> : "—"],
           ["Events", <EventList key="e" events={w.events} total={eventTypeCount} />],
+          ["Delivery rate limit", rateLimitText(w.rateLimitPerSecond)],
           ["Label", w.label ?? "—"],
           ["Created", <Time key="c" value={w.createdAt} />],
           ["Last delivery", w.lastDeliveryAt ? <Time key="l" value={w.lastDeliveryAt} /> : "None yet"],
@@ -307,6 +320,7 @@ export function WebhookLive({
           ) : null}
           <LiveMessage tone={message?.tone}>{message?.text}</LiveMessage>
           <FormError failure={failure} />
+          <RateLimitForm webhookId={id} value={w.rateLimitPerSecond} onSaved={(v) => said(v ? `Rate limit set: ${rateLimitText(v)}.` : "Rate limit removed: deliveries are not paced.")} />
         </section>
       ) : null}
 
@@ -333,6 +347,30 @@ export function WebhookLive({
         </div>
       </section>
     </div>
+  );
+}
+
+/** Changes the endpoint's delivery rate limit (empty removes it). */
+function RateLimitForm({ webhookId, value, onSaved }: { webhookId: string; value: number | null; onSaved: (value: number | null) => void }) {
+  const save = useAction(updateWebhookAction, { refresh: false, onSuccess: ({ webhook }) => onSaved(webhook.rateLimitPerSecond) });
+  return (
+    <form
+      aria-label="Delivery rate limit"
+      noValidate
+      className="flex flex-wrap items-start gap-2 pt-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate({ webhookId, rateLimitPerSecond: numberValue(new FormData(e.currentTarget).get("rateLimitPerSecond")) });
+      }}
+    >
+      <div className="w-72">
+        <Field key={value ?? "none"} label="Delivery rate limit (per second)" name="rateLimitPerSecond" {...rateInput} defaultValue={value ?? ""} hint={RATE_HINT} error={save.fieldError("rateLimitPerSecond")} />
+      </div>
+      <Button variant="secondary" className="mt-6" pending={save.isPending}>
+        Save rate limit
+      </Button>
+      <FormError failure={save.failure && hasFormLevelError(save.failure.fields, ["rateLimitPerSecond"]) ? save.failure : null} />
+    </form>
   );
 }
 

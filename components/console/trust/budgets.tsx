@@ -6,7 +6,7 @@ import { deleteBudgetAction, setBudgetAction } from "@/lib/console/actions/budge
 import { inputRules } from "../contract-input";
 import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
-import { Button, Field, FormError, Select, useAction } from "../form";
+import { Button, Field, FormError, numberValue, Select, useAction } from "../form";
 
 type Scope = "account" | "key" | "agent";
 export interface BudgetSubjectOption {
@@ -20,13 +20,8 @@ export interface BudgetLimitsValue {
   maxSpendPerDayCents: number | null;
 }
 
-/** A number input's value for the API: empty is "no limit" (null); anything else is sent as typed (the API says what is wrong). */
-function limitValue(data: FormData, name: string): number | string | null {
-  const raw = data.get(name);
-  if (typeof raw !== "string" || raw.trim() === "") return null;
-  const n = Number(raw);
-  return Number.isFinite(n) ? n : raw;
-}
+/** A limit input's value for the API: empty is "no limit" (null). */
+const limitValue = (data: FormData, name: string) => numberValue(data.get(name));
 
 /** The fields that show their own error (anything else is said above the Save button). */
 const FIELDS = ["scope", "scopeId", "limits.maxSendsPerDay", "limits.maxNewRecipientsPerHour", "limits.maxSpendPerDayCents"];

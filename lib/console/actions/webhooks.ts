@@ -12,11 +12,17 @@ import {
   resumeWebhook,
   rotateWebhookSecret,
   testWebhook,
+  updateWebhook,
 } from "@/lib/webhooks/operations";
 
 /** Creates an endpoint (the URL passes the SSRF guard first); the result carries its signing secret once. */
 export async function createWebhookAction(input: unknown) {
   return runAction(createWebhook, input);
+}
+
+/** Changes an endpoint (the console changes its delivery rate limit; null: none). */
+export async function updateWebhookAction(input: unknown) {
+  return runAction(updateWebhook, input);
 }
 
 /** The endpoint's current state (status, breaker, failures) and its newest delivery attempts, for polling. */
