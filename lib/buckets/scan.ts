@@ -7,7 +7,7 @@ import { ScanError } from "@/lib/providers/scanner/types";
 import { storage } from "@/lib/providers/storage";
 import { publishWorkflowEvents, publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { bucketPublicId } from "./ids";
-import { ensureBuckets, type ObjectRow, reservedBucket } from "./service";
+import { ensureBuckets, type ObjectRow, reservedBucket } from "./bucket";
 import { objectScanRequested } from "./workflow-events";
 
 export { servable } from "./gate";

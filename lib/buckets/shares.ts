@@ -1,181 +1,15 @@
-import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { bucketObjects, shareLinkOpens, shareLinks } from "@/db/schema";
-import { hashPassword, verifyPassword } from "@/lib/account/passwords";
-import type { Principal } from "@/lib/auth/principal";
-import { recordAudit } from "@/lib/core/audit";
-import { invalidRequest, notFound } from "@/lib/core/errors";
-import { publicBaseUrl, userContentBaseUrl } from "@/lib/env";
+import { verifyPassword } from "@/lib/account/passwords";
 import { appendEvent } from "@/lib/events/ledger";
-import { refuseUnservable, servable } from "./gate";
-import { shareLinkPublicId, shareLinkUuid } from "./ids";
-import { findObject } from "./service";
+import { servable } from "./gate";
+import { shareLinkPublicId } from "./ids";
+import { hashToken, type LinkRow, toShareBundle, toShareLink } from "./share-rows";
 
-type LinkRow = typeof shareLinks.$inferSelect;
-
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-const newToken = () => randomBytes(24).toString("base64url");
-export const shareUrls = (token: string) => ({ shareUrl: `${publicBaseUrl()}/s/${token}`, downloadUrl: `${userContentBaseUrl()}/d/${token}` });
-
-export function toShareLink(row: LinkRow) {
-  return {
-    object: "share_link" as const,
-    id: shareLinkPublicId(row.id),
-    objectId: row.objectId ?? "",
-    hasPassword: row.passwordHash !== null,
-    maxUses: row.maxUses,
-    oneTime: row.oneTime,
-    usesCount: row.usesCount,
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-    revoked: row.revokedAt !== null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-export function toShareBundle(row: LinkRow) {
-  return {
-    object: "share_bundle" as const,
-    id: row.id,
-    fileCount: row.objectIds.length,
-    objectIds: row.objectIds,
-    hasPassword: row.passwordHash !== null,
-    maxUses: row.maxUses,
-    usesCount: row.usesCount,
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-    revoked: row.revokedAt !== null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-
-function checkExpiry(expiresAt: string | undefined): Date | null {
-  if (!expiresAt) return null;
-  const at = new Date(expiresAt);
-  if (at.getTime() <= Date.now()) throw invalidRequest("expiresAt must be in the future.", "expiresAt");
-  return at;
-}
-
-export async function createShareLink(
-  db: DbOrTx,
-  principal: Principal,
-  bucketId: string,
-  objectId: string,
-  input: { password?: string; maxUses?: number; oneTime?: boolean; expiresAt?: string },
-) {
-  const object = await findObject(db, principal, bucketId, objectId);
-  refuseUnservable(object, "objectId", "shared");
-  const expiresAt = checkExpiry(input.expiresAt);
-  const token = newToken();
-  const passwordHash = input.password ? await hashPassword(input.password) : null;
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(shareLinks)
-      .values({
-        orgId: principal.orgId,
-        kind: "object",
-        objectId: object.id,
-        tokenHash: hashToken(token),
-        passwordHash,
-        oneTime: input.oneTime ?? false,
-        maxUses: input.oneTime ? 1 : (input.maxUses ?? null),
-        expiresAt,
-      })
-      .returning();
-    if (!row) throw new Error("share link insert returned nothing");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "share_link.created", resourceType: "share_link", resourceId: row.id, metadata: { objectId: object.id, hasPassword: passwordHash !== null, maxUses: row.maxUses, expiresAt: input.expiresAt ?? null } });
-    return { ...toShareLink(row), ...shareUrls(token) };
-  });
-}
-
-export async function listShareLinks(db: DbOrTx, principal: Principal, bucketId: string, objectId: string) {
-  const object = await findObject(db, principal, bucketId, objectId);
-  const rows = await db.select().from(shareLinks).where(and(eq(shareLinks.orgId, principal.orgId), eq(shareLinks.objectId, object.id))).orderBy(desc(shareLinks.createdAt), desc(shareLinks.id));
-  return { object: "list" as const, data: rows.map(toShareLink) };
-}
-
-async function findLink(db: DbOrTx, principal: Principal, bucketId: string, objectId: string, linkId: string): Promise<LinkRow> {
-  const object = await findObject(db, principal, bucketId, objectId);
-  const uuid = shareLinkUuid(linkId);
-  const [row] = uuid ? await db.select().from(shareLinks).where(and(eq(shareLinks.orgId, principal.orgId), eq(shareLinks.objectId, object.id), eq(shareLinks.id, uuid))) : [];
-  if (!row) throw notFound("share link", "linkId");
-  return row;
-}
-
-async function revoke(db: DbOrTx, principal: Principal, row: LinkRow): Promise<LinkRow> {
-  return db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(shareLinks)
-      .set({ revokedAt: sql`coalesce(${shareLinks.revokedAt}, now())` })
-      .where(eq(shareLinks.id, row.id))
-      .returning();
-    if (!updated) throw notFound("share link");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: `${row.kind === "bundle" ? "share_bundle" : "share_link"}.revoked`, resourceType: row.kind === "bundle" ? "share_bundle" : "share_link", resourceId: row.id });
-    return updated;
-  });
-}
-
-export async function revokeShareLink(db: DbOrTx, principal: Principal, bucketId: string, objectId: string, linkId: string) {
-  return toShareLink(await revoke(db, principal, await findLink(db, principal, bucketId, objectId, linkId)));
-}
-
-export async function listShareLinkOpens(db: DbOrTx, principal: Principal, bucketId: string, objectId: string, linkId: string) {
-  const link = await findLink(db, principal, bucketId, objectId, linkId);
-  const rows = await db.select().from(shareLinkOpens).where(eq(shareLinkOpens.shareLinkId, link.id)).orderBy(desc(shareLinkOpens.createdAt), desc(shareLinkOpens.id)).limit(500);
-  const [summary] = await db
-    .select({
-      views: sql<string>`count(*) filter (where ${shareLinkOpens.kind} = 'view')`,
-      downloads: sql<string>`count(*) filter (where ${shareLinkOpens.kind} = 'download' and ${shareLinkOpens.outcome} = 'downloaded')`,
-      refused: sql<string>`count(*) filter (where ${shareLinkOpens.outcome} not in ('downloaded', 'viewed'))`,
-      last: sql<Date | null>`max(${shareLinkOpens.createdAt})`,
-    })
-    .from(shareLinkOpens)
-    .where(eq(shareLinkOpens.shareLinkId, link.id));
-  const last = summary?.last ? new Date(summary.last) : null;
-  return {
-    object: "share_link_opens" as const,
-    shareLinkId: shareLinkPublicId(link.id),
-    objectId: link.objectId ?? "",
-    summary: { views: Number(summary?.views ?? 0), downloads: Number(summary?.downloads ?? 0), refused: Number(summary?.refused ?? 0), lastOpenedAt: last?.toISOString() ?? null },
-    data: rows.map((r) => ({ id: r.id, kind: r.kind, outcome: r.outcome, objectId: r.objectId, ip: r.ip, userAgent: r.userAgent, createdAt: r.createdAt.toISOString() })),
-  };
-}
-
-export async function createShareBundle(db: DbOrTx, principal: Principal, input: { objectIds: string[]; password?: string; maxUses?: number; expiresAt?: string }) {
-  const ids = [...new Set(input.objectIds)];
-  const rows = await db.select().from(bucketObjects).where(and(eq(bucketObjects.orgId, principal.orgId), inArray(bucketObjects.id, ids)));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  ids.forEach((id, i) => {
-    const row = byId.get(id);
-    if (!row || row.state === "uploading") throw notFound("object", `objectIds[${i}]`);
-    refuseUnservable(row, `objectIds[${i}]`, "shared");
-  });
-  const expiresAt = checkExpiry(input.expiresAt);
-  const token = newToken();
-  const passwordHash = input.password ? await hashPassword(input.password) : null;
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(shareLinks)
-      .values({ orgId: principal.orgId, kind: "bundle", objectIds: ids, tokenHash: hashToken(token), passwordHash, maxUses: input.maxUses ?? null, expiresAt })
-      .returning();
-    if (!row) throw new Error("share bundle insert returned nothing");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "share_bundle.created", resourceType: "share_bundle", resourceId: row.id, metadata: { fileCount: ids.length, hasPassword: passwordHash !== null } });
-    return { ...toShareBundle(row), shareUrl: shareUrls(token).shareUrl, token };
-  });
-}
-
-export async function listShareBundles(db: DbOrTx, principal: Principal) {
-  const rows = await db.select().from(shareLinks).where(and(eq(shareLinks.orgId, principal.orgId), eq(shareLinks.kind, "bundle"))).orderBy(desc(shareLinks.createdAt), desc(shareLinks.id)).limit(200);
-  return { object: "list" as const, data: rows.map(toShareBundle) };
-}
-
-export async function revokeShareBundle(db: DbOrTx, principal: Principal, bundleId: string) {
-  const [row] = await db.select().from(shareLinks).where(and(eq(shareLinks.orgId, principal.orgId), eq(shareLinks.kind, "bundle"), eq(shareLinks.id, bundleId)));
-  if (!row) throw notFound("share bundle", "bundleId");
-  return toShareBundle(await revoke(db, principal, row));
-}
-
-// ---- The public side: /s/{token} (page) and /d/{token} (download). ----
+// The token holder's side: /s/{token} (the page) and /d/{token} (the download), and the share
+// links a send's body names (lib/messages/stages/attach.ts). The owner's verbs are in
+// share-links.ts and share-bundles.ts.
 
 export interface SharedFile {
   id: string;
@@ -298,10 +132,9 @@ export async function downloadShare(db: DbOrTx, token: string, opts: { password?
   return refuse(410, reason as "revoked" | "expired" | "used_up");
 }
 
-// ---- Sends that deliver an object by link (lib/messages/stages/attach.ts). ----
-
 /** `/s/{token}` and `/d/{token}` as they appear in a message body (any host: the token decides). */
 const SHARE_TOKEN_IN_TEXT = /\/[sd]\/([A-Za-z0-9_-]{16,64})/g;
+
 const MAX_TOKENS_LOOKED_UP = 200;
 
 /**

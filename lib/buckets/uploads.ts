@@ -9,7 +9,7 @@ import { env } from "@/lib/env";
 import { storage } from "@/lib/providers/storage";
 import { META_CONTENT_TYPE, META_FILENAME } from "@/lib/providers/storage/types";
 import { requestScan } from "./scan";
-import { type BucketObject, findBucket, findObject, toObject } from "./service";
+import { type BucketObject, findBucket, findObject, toObject } from "./bucket";
 import { storedBytes } from "./usage";
 
 const DEFAULT_UPLOAD_SECONDS = 3600;
