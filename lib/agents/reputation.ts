@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { recordAudit, SYSTEM_ACTOR } from "@/lib/core/audit";
 import { ApiError, notPermitted } from "@/lib/core/errors";
 import { env } from "@/lib/env";
-import { agentPublicId, type AgentRow, findAgent } from "./service";
+import { agentPublicId, type AgentRow, findAgent } from "./agent";
 
 /**
  * Agent reputation (spec: per-agent reputation): rolling 24-hour bounce and complaint rates from

@@ -5,7 +5,7 @@ import { signingKeys } from "@/db/schema";
 import { publicBaseUrl } from "@/lib/env";
 import { jwksKeyOf, signerFor, type Signer } from "@/lib/trust/keys";
 import { contentBodyHash, type DeliveredContent, emailBodyHash, PROVENANCE_HEADER, signProvenance, verifyProvenance } from "./provenance";
-import { agentPublicId, type AgentRow } from "./service";
+import { agentPublicId, type AgentRow } from "./agent";
 
 /** The agent's active signing key, opened; null when it has none (a revoked agent). */
 export async function agentSigner(db: DbOrTx, agent: AgentRow): Promise<Signer | null> {

@@ -6,7 +6,7 @@ import { publicBaseUrl } from "@/lib/env";
 import { verifyArtifact } from "@/lib/trust/artifact";
 import { findSigningKey, jwksKeyOf, serviceSigner, type SigningKeyRow } from "@/lib/trust/keys";
 import { localJwks } from "./inbound";
-import { agentUuid } from "./service";
+import { agentUuid } from "./agent";
 import { type DeliveredContent, PROVENANCE_HEADER, type ProvenanceClaims, verifyProvenance } from "./provenance";
 
 /** `GET /v1/agents/jwks`: every active key (the service's artifact key made on first use), service key first. */

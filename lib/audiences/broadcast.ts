@@ -5,7 +5,7 @@ import { audienceMembers, broadcasts, fanouts, inboxes, messages, suppressions }
 import type { Principal } from "@/lib/auth/principal";
 import { type BudgetSubject, checkSendBudgets } from "@/lib/budgets/enforce";
 import { evaluateAgents, refuseByReputation } from "@/lib/agents/reputation";
-import { findAgentById } from "@/lib/agents/service";
+import { findAgentById } from "@/lib/agents/agent";
 import { channelAdapter } from "@/lib/channels";
 import { recordAudit } from "@/lib/core/audit";
 import { invalidRequest, notFound } from "@/lib/core/errors";

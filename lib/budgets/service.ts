@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { agents, apiKeys, budgets, type StoredBudgetLimits } from "@/db/schema";
-import { agentPublicId, agentUuid } from "@/lib/agents/service";
+import { agentPublicId, agentUuid } from "@/lib/agents/agent";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
 import { invalidRequest, notFound } from "@/lib/core/errors";
