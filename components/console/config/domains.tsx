@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { addDomainAction, checkDnsAction, deleteDomainAction } from "@/lib/console/actions/domains";
-import type { Domain } from "@/lib/domains/service";
+import type { Domain } from "@/lib/domains/domain";
 import { CopyButton } from "../copy-button";
 import { ConfirmButton } from "../dialog";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
