@@ -1,11 +1,13 @@
+import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { countActiveApiKeys } from "@/lib/api-keys/service";
+import { organizations as organizationsTable } from "@/db/schema";
+import { activeApiKeyCount } from "@/lib/api-keys/service";
 import { used } from "@/lib/http/rate-limit";
 import type { Principal } from "@/lib/auth/principal";
 import type { Whoami } from "@/lib/account/contracts";
-import { storageUsage } from "@/lib/buckets/usage";
+import { storageSums, storageUsageOf } from "@/lib/buckets/usage";
 import { env } from "@/lib/env";
-import { listOrganizationsForUser } from "@/lib/organizations/service";
+import { organizationsFromJson, organizationsOfUserJson } from "@/lib/organizations/service";
 
 function currentPeriod(now: Date): { start: string; end: string } {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -13,13 +15,18 @@ function currentPeriod(now: Date): { start: string; end: string } {
   return { start: start.toISOString(), end: end.toISOString() };
 }
 
-/** The whoami response: the calling key, its user and organization, limits and usage. */
+/**
+ * The whoami response: the calling key, its user and organization, limits and usage. Its figures
+ * (the user's organizations, active keys, storage sums) come from one statement.
+ */
 export async function whoami(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Whoami> {
-  const [organizations, activeApiKeys, stored] = await Promise.all([
-    listOrganizationsForUser(db, principal.userId),
-    countActiveApiKeys(db, principal.orgId),
-    storageUsage(db, principal.orgId),
-  ]);
+  const [row] = await db
+    .select({ organizations: organizationsOfUserJson(principal.userId), activeApiKeys: activeApiKeyCount(principal.orgId), ...storageSums(principal.orgId) })
+    .from(organizationsTable)
+    .where(eq(organizationsTable.id, principal.orgId));
+  const organizations = organizationsFromJson(row?.organizations);
+  const activeApiKeys = Number(row?.activeApiKeys ?? 0);
+  const stored = await storageUsageOf(row ?? { messageBytes: 0, attachments: 0, files: 0, activeFileObjects: 0 });
   const current = organizations.find((o) => o.id === principal.orgId);
   const usedBytes = stored.breakdown.mailBodyBytes + stored.breakdown.attachmentBytes + stored.breakdown.fileBytes;
   return {

@@ -27,7 +27,7 @@ async function askScanner(): Promise<ScannerInfo> {
 }
 
 /** Sums of what the organization stores, each a scalar subquery over the rows that own the bytes. */
-const sums = (orgId: string) => ({
+export const storageSums = (orgId: string) => ({
   messageBytes: sql<string>`(select coalesce(sum(${messages.sizeBytes}), 0) from ${messages} where ${messages.orgId} = ${orgId})`,
   attachments: sql<string>`(select coalesce(sum(${attachments.sizeBytes}), 0) from ${attachments} where ${attachments.orgId} = ${orgId})`,
   files: sql<string>`(select coalesce(sum(${bucketObjects.bytes}), 0) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.attachmentId} is null and ${bucketObjects.state} <> 'uploading')`,
@@ -39,29 +39,35 @@ const sums = (orgId: string) => ({
  * attachments, finalized bucket files (not stored attachments), and the count of live file objects.
  */
 export async function storedFigures(db: DbOrTx, orgId: string): Promise<{ messageBytes: number; attachments: number; files: number; activeFileObjects: number }> {
-  const [row] = await db.select(sums(orgId)).from(organizations).where(eq(organizations.id, orgId));
+  const [row] = await db.select(storageSums(orgId)).from(organizations).where(eq(organizations.id, orgId));
   return { messageBytes: Number(row?.messageBytes ?? 0), attachments: Number(row?.attachments ?? 0), files: Number(row?.files ?? 0), activeFileObjects: Number(row?.activeFileObjects ?? 0) };
 }
 
 /** Bytes the organization stores now as files and message attachments (an upload's quota check). */
 export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
-  const { files, attachments: attached } = sums(orgId);
+  const { files, attachments: attached } = storageSums(orgId);
   const [row] = await db.select({ files, attachments: attached }).from(organizations).where(eq(organizations.id, orgId));
   return { files: Number(row?.files ?? 0), attachments: Number(row?.attachments ?? 0) };
 }
 
-/** The storage part of whoami. No file has an expiry in this deployment, so `expiringFileBytes` is 0. */
-export async function storageUsage(db: DbOrTx, orgId: string) {
-  const [stored, info] = await Promise.all([storedFigures(db, orgId), scannerInfo()]);
+type SumsRow = { [K in keyof ReturnType<typeof storageSums>]: string | number | null | undefined };
+
+/**
+ * The storage part of whoami from `storageSums`' row (selected in the caller's statement). No file
+ * has an expiry in this deployment, so `expiringFileBytes` is 0.
+ */
+export async function storageUsageOf(sums: SumsRow) {
+  const messageBytes = Number(sums.messageBytes ?? 0);
+  const attached = Number(sums.attachments ?? 0);
   return {
     breakdown: {
-      mailBodyBytes: Math.max(0, stored.messageBytes - stored.attachments),
-      attachmentBytes: stored.attachments,
-      fileBytes: stored.files,
+      mailBodyBytes: Math.max(0, messageBytes - attached),
+      attachmentBytes: attached,
+      fileBytes: Number(sums.files ?? 0),
       expiringFileBytes: 0,
-      activeFileObjects: stored.activeFileObjects,
+      activeFileObjects: Number(sums.activeFileObjects ?? 0),
     },
     backend: storageBackend(),
-    scanner: info,
+    scanner: await scannerInfo(),
   };
 }

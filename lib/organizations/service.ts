@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { domains, memberships, organizations, type Role, users } from "@/db/schema";
 import { notFound, notPermitted } from "@/lib/core/errors";
@@ -61,6 +61,21 @@ export async function createOrganization(tx: DbOrTx, input: { name: string; owne
 }
 
 /** The user's organizations with their role, oldest membership first. */
+/**
+ * The user's organizations as one JSON array (`listOrganizationsForUser`'s rows, in its order), a
+ * scalar subquery to select beside other figures in one statement (whoami). Read it with
+ * `organizationsFromJson`.
+ */
+export function organizationsOfUserJson(userId: string): SQL<unknown> {
+  // Table aliases: drizzle writes columns unqualified inside `sql`, and both tables have `id`.
+  return sql`(select coalesce(json_agg(json_build_object('id', o.id, 'name', o.name, 'slug', o.slug, 'vanitySlug', o.vanity_slug, 'role', m.role) order by m.created_at, o.id), '[]'::json) from memberships m inner join organizations o on o.id = m.org_id where m.user_id = ${userId})`;
+}
+
+/** The value of `organizationsOfUserJson` (drivers hand JSON over parsed or as text). */
+export function organizationsFromJson(value: unknown): OrganizationSummary[] {
+  return (typeof value === "string" ? JSON.parse(value) : (value ?? [])) as OrganizationSummary[];
+}
+
 export async function listOrganizationsForUser(db: DbOrTx, userId: string): Promise<OrganizationSummary[]> {
   return db
     .select({
