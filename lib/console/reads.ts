@@ -4,7 +4,7 @@ import { listAuditActions } from "@/lib/audit/service";
 import type { Permission } from "@/lib/auth/roles";
 import { listJobs } from "@/lib/compliance/jobs";
 import { ApiError } from "@/lib/core/errors";
-import { type ThreadSummary, threadSummaries as summariesOf } from "@/lib/messages/read";
+import { type ThreadSummary, threadSummaries as summariesOf } from "@/lib/messages/threads";
 import { describeInvitation as describe } from "@/lib/organizations/invitations";
 import { listWorkflowRuns, type ListRunsInput } from "@/lib/workflows/runs";
 import type { ConsoleContext, SignedInUser } from "./context";
