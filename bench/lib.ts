@@ -25,7 +25,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** Starts `server.ts` (production build); `APP_PROCESSES` in `extraEnv` runs it as a cluster, ready when every worker listens. */
 export async function startServer(backend: Backend, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const processes = Number(extraEnv.APP_PROCESSES ?? 1);
   if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("Build the app first: npm run build");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
   const env = backendEnv(backend, path.join(dataDir, "pglite"));
@@ -40,7 +42,7 @@ export async function startServer(backend: Backend, extraEnv: Record<string, str
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('"msg":"server listening"')) {
+      if (output.split('"msg":"server listening"').length > processes) {
         clearTimeout(timer);
         resolve();
       }
@@ -125,4 +127,38 @@ export async function postgresBackend(): Promise<Backend | null> {
   } finally {
     await admin.end();
   }
+}
+
+/** Milliseconds from one of wrk's durations (`850.00us`, `5.23ms`, `1.02s`, `2.00m`). */
+function wrkMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : n * 60_000;
+}
+
+/**
+ * `seconds` of load from wrk (a C client: far less CPU than `drive`'s fetch loop, which matters
+ * when the client shares the machine's cores with the server), `concurrency` connections; null
+ * when wrk is not installed.
+ */
+export async function wrkDrive(url: string, headers: Record<string, string>, seconds: number, concurrency: number): Promise<LoadResult | null> {
+  const args = ["-t2", `-c${concurrency}`, `-d${seconds}s`, "--latency", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+  let stdout: string;
+  try {
+    ({ stdout } = await promisify(execFile)("wrk", args));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  const num = (re: RegExp) => Number(re.exec(stdout)?.[1] ?? Number.NaN);
+  const requests = num(/(\d+) requests in/);
+  return {
+    requests,
+    seconds: num(/requests in ([\d.]+)s/),
+    rps: num(/Requests\/sec:\s+([\d.]+)/),
+    p50: wrkMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? ""),
+    p99: wrkMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? ""),
+    errors: num(/Non-2xx or 3xx responses: (\d+)/) || 0,
+  };
 }
