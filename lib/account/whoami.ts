@@ -45,7 +45,7 @@ export async function whoami(db: DbOrTx, principal: Principal, now: Date = new D
     period: currentPeriod(now),
     notes: {
       selfHosted: true,
-      rateLimitScope: "per API key, per server process, one-minute windows",
+      rateLimitScope: "per API key, one-minute windows, shared by every server process",
       sharedDomain: env.SHARED_DOMAIN,
     },
     storage: {
