@@ -134,3 +134,9 @@ export async function closeDb(): Promise<void> {
   delete holder[KEY];
   await (await opening).close();
 }
+
+/** The rows of `db.execute(sql...)`: postgres.js answers an array, PGlite `{ rows }`. */
+export function rowsOf<T>(result: unknown): T[] {
+  const r = result as { rows?: T[] } | T[];
+  return Array.isArray(r) ? r : (r.rows ?? []);
+}

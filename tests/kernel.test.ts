@@ -1,7 +1,10 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
 import { getDb } from "@/db";
+import { rateLimits } from "@/db/schema";
+import { take } from "@/lib/ratelimit";
 import { defineContract } from "@/lib/core/contract";
 import { issueToError as zodIssueToError } from "@/lib/core/issues";
 import { defineOperation } from "@/lib/core/operation";
@@ -154,6 +157,31 @@ describe("rate limiting", () => {
     const second = await call("GET", "/v1/whoami", { key: org.secret });
     expect(second.body.usage.requestsThisMinute).toBe(2);
     expect(second.headers.get("ratelimit-remaining")).toBe("1198");
+  });
+
+  test("takers of blocks share one allowance exactly; a process spends its block from memory", async () => {
+    const db = await getDb();
+    // Six concurrent takers (as six processes would), 40 at a time, against 100: exactly 100 granted.
+    const key = `k-take-${randomUUID()}`;
+    const grants: number[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        for (;;) {
+          const g = await take(db, key, { limit: 100, windowSeconds: 60 }, 40);
+          grants.push(g.granted);
+          if (g.granted === 0) return;
+        }
+      }),
+    );
+    expect(grants.reduce((a, b) => a + b, 0)).toBe(100);
+    // 50 concurrent requests under the default 1,200: one block (1,200 / 16 = 75) taken, not 50 writes.
+    const limited = `k-block-${randomUUID()}`;
+    const verdicts = await Promise.all(Array.from({ length: 50 }, () => consume(db, limited)));
+    expect(verdicts.every((v) => v.allowed)).toBe(true);
+    expect(new Set(verdicts.map((v) => v.remaining)).size).toBe(50);
+    expect(used(limited)).toBe(50);
+    const [row] = await db.select().from(rateLimits).where(eq(rateLimits.key, createHash("sha256").update(`api-requests:${limited}`).digest("base64url")));
+    expect(row?.hits).toBe(75);
   });
 });
 

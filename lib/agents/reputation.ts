@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { Db, DbOrTx } from "@/db";
+import { type Db, type DbOrTx, rowsOf } from "@/db";
 import { agents } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit, SYSTEM_ACTOR } from "@/lib/core/audit";
@@ -85,12 +85,6 @@ async function countsOf(db: DbOrTx, rows: AgentRow[], now: Date): Promise<Map<st
     }
   }
   return out;
-}
-
-/** node-postgres answers `{rows}`, PGlite an array-like result with `rows` too. */
-function rowsOf<T>(result: unknown): T[] {
-  const r = result as { rows?: T[] } | T[];
-  return Array.isArray(r) ? r : (r.rows ?? []);
 }
 
 const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 1e6) / 1e6);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { lt, sql } from "drizzle-orm";
-import type { DbOrTx } from "@/db";
+import { type DbOrTx, rowsOf } from "@/db";
 import { rateLimits } from "@/db/schema";
 
 /**
@@ -50,6 +50,50 @@ export async function hit(db: DbOrTx, key: string, rule: Rule): Promise<Verdict>
   // reset_at is stored to the millisecond (rounded), so the ceiling can exceed the window by one.
   const resetSeconds = Math.min(rule.windowSeconds, Math.max(1, Number(row?.resetSeconds ?? rule.windowSeconds)));
   return { allowed: hits <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - hits), hits, resetSeconds };
+}
+
+export interface Grant {
+  /** Tokens granted now (0: refused; the refused request is counted). */
+  granted: number;
+  /** Hits counted in the window after this take (granted tokens, used or not, and refusals). */
+  hits: number;
+  /** Seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
+
+/**
+ * Takes up to `want` of the window's remaining hits for `key` at once (a process spends them from
+ * memory: lib/http/rate-limit.ts), atomically: the row is locked, the grant is what is left up to
+ * `want`, and a take with nothing left counts one refused hit. Granted hits count as spent whether
+ * or not the taker uses them, so the limit is never exceeded across processes.
+ */
+export async function take(db: DbOrTx, key: string, rule: Rule, want: number): Promise<Grant> {
+  const k = hashKey(key);
+  const n = Math.max(1, Math.floor(want));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [row] = rowsOf<{ hits: number | string; old_hits: number | string; expired: boolean; reset_seconds: number | string }>(
+      await db.execute(sql`
+        update ${rateLimits} as r set
+          hits = case when p.expired then least(${n}::int, ${rule.limit}::int) when p.old_hits >= ${rule.limit}::int then p.old_hits + 1 else least(p.old_hits + ${n}::int, ${rule.limit}::int) end,
+          reset_at = case when p.expired then now() + make_interval(secs => ${rule.windowSeconds}) else p.old_reset end
+        from (select hits as old_hits, reset_at as old_reset, reset_at <= now() as expired from ${rateLimits} where key = ${k} for update) p
+        where r.key = ${k}
+        returning r.hits, p.old_hits, p.expired, ceil(extract(epoch from (r.reset_at - now()))) as reset_seconds`),
+    );
+    if (row) {
+      const hits = Number(row.hits);
+      const granted = row.expired ? hits : Math.max(0, Math.min(hits, rule.limit) - Number(row.old_hits));
+      return { granted, hits, resetSeconds: Math.min(rule.windowSeconds, Math.max(1, Number(row.reset_seconds))) };
+    }
+    const first = Math.min(n, rule.limit);
+    const inserted = await db
+      .insert(rateLimits)
+      .values({ key: k, hits: first, resetAt: sql`now() + make_interval(secs => ${rule.windowSeconds})` })
+      .onConflictDoNothing()
+      .returning({ hits: rateLimits.hits });
+    if (inserted.length > 0) return { granted: first, hits: first, resetSeconds: rule.windowSeconds };
+  }
+  throw new Error("rate limit row could neither be updated nor inserted");
 }
 
 /** Counts one hit against each `[key, rule]`; allowed only when every one is, resetting when the last refusal ends. */
