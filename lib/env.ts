@@ -151,7 +151,7 @@ const schema = z.object({
   INTERNAL_URL: z.url().optional(),
   /** Runs the embedded executor works on at once, per process. */
   WORKFLOW_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
-  /** Members per broadcast chunk: one transaction makes that many members' messages (lib/audiences/broadcast.ts). */
+  /** Members per broadcast chunk: one transaction makes that many members' messages (lib/audiences/broadcast-fanout.ts). */
   BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
   /** First retry delay of a failed function or step; doubles each attempt (with jitter), capped at 1 h. */
   WORKFLOW_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),

@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 // Registers the `broadcast` fan-out kind (its source and sink) with the primitive.
-import "@/lib/audiences/broadcast";
+import "@/lib/audiences/broadcast-fanout";
 import { applyChunk, type ChunkPlan, finishPlanning, PLAN_WINDOW, planAndSend } from "@/lib/workflows/fanout";
 import { inngest } from "@/inngest/client";
 import { fanoutChunk as chunkEvent, fanoutRequested } from "../workflow-events";
