@@ -27,12 +27,50 @@ test("only clean objects can be shared: pending is 409, infected 403", async () 
   expect(bundle.status).toBe(403);
 });
 
+test("a scan that never decides ends `failed`, never `clean` (scanner down to the last retry, or the bytes gone): such objects are never shared", async () => {
+  const [{ markScanFailed, scanObject }, { getDb }, { storage }, { bucketObjects }, { eq }] = await Promise.all([
+    import("@/lib/buckets/scan"),
+    import("@/db"),
+    import("@/lib/providers/storage"),
+    import("@/db/schema"),
+    import("drizzle-orm"),
+  ]);
+  const db = await getDb();
+  // What the scan workflow's onFailure does after the last attempt.
+  const undecided = await uploadObject(org);
+  await markScanFailed(db, undecided.objectId, "clamd: connection refused");
+  // A scan that finds no bytes to read.
+  const gone = await uploadObject(org);
+  const [row] = await db.select({ storageKey: bucketObjects.storageKey }).from(bucketObjects).where(eq(bucketObjects.id, gone.objectId));
+  await storage().delete(row?.storageKey ?? "");
+  expect((await scanObject(db, gone.objectId)).status).toBe("failed");
+  for (const { bucketId, objectId } of [undecided, gone]) {
+    const got = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}`, { key: org.secret });
+    expect(got.body.scanStatus).toBe("failed");
+    // A later scan attempt (a duplicate event) leaves it failed.
+    expect((await scanObject(db, objectId)).status).toBe("done");
+    const refused = await call("POST", `/v1/buckets/${bucketId}/objects/${objectId}/share-links`, { key: org.secret, body: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain("could not be scanned");
+  }
+  const bundle = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [undecided.objectId] } });
+  expect(bundle.status).toBe(403);
+  const events = await call("GET", "/v1/events?type=object.scanned&limit=100", { key: org.secret });
+  const scanned = (events.body.data as { data: { objectId: string; scanStatus: string } }[]).filter((e) => e.data.objectId === undecided.objectId || e.data.objectId === gone.objectId);
+  expect(scanned.map((e) => e.data.scanStatus)).toEqual(["failed", "failed"]);
+});
+
 test("a password link: the /s/ page has a form, /d/ refuses without or with a wrong password, serves with the right one", async () => {
   const { bucketId, objectId, link } = await newShareLink(org, { password: "correct horse", maxUses: 2 });
   expect(link).toMatchObject({ object: "share_link", objectId, hasPassword: true, maxUses: 2, oneTime: false, usesCount: 0, revoked: false });
   expect(link.id).toMatch(/^shr_[0-9a-f]{32}$/);
   expect(link.shareUrl).toMatch(/\/s\/[A-Za-z0-9_-]+$/);
   expect(link.downloadUrl).toMatch(/\/d\/[A-Za-z0-9_-]+$/);
+  // The password is kept only as an Argon2id hash; the token only as its SHA-256.
+  const [{ getDb }, { shareLinks }, { eq }, { shareLinkUuid }] = await Promise.all([import("@/db"), import("@/db/schema"), import("drizzle-orm"), import("@/lib/buckets/ids")]);
+  const [stored] = await (await getDb()).select().from(shareLinks).where(eq(shareLinks.id, shareLinkUuid(link.id) ?? ""));
+  expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
+  expect(JSON.stringify(stored)).not.toContain(tokenOf(link.shareUrl));
   const token = tokenOf(link.shareUrl);
 
   const pageRes = await callRaw("GET", `/s/${token}`);
