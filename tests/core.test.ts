@@ -53,6 +53,18 @@ describe("access by actor", () => {
     expect((await invoke(listInboxes, system)).status).toBe(200);
   });
 
+  test("an agent passport acts with its key's scopes and is audited as the agent", async () => {
+    const org = await newOrg();
+    const key = await authenticate(`Bearer ${org.secret}`, null, "req_test");
+    const agent = { type: "agent", principal: key, agentId: "agt_0123456789abcdef0123456789abcdef" } as const;
+    const created = await invoke(createApiKey, agent, { body: { name: "by an agent", scopes: ["inboxes:read"] } });
+    const [row] = await (await getDb()).select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, created.data.apiKey.id)));
+    expect(row?.actor).toBe(`agent:${agent.agentId}`);
+    const narrow = { ...agent, principal: await authenticate(`Bearer ${created.data.secret}`, null, "req_test") };
+    expect((await invoke(listInboxes, narrow)).status).toBe(200);
+    await expect(invoke(listApiKeys, narrow)).rejects.toMatchObject({ status: 403, code: "scope_missing" });
+  });
+
   test("a NUL byte anywhere in the input is a 400 naming the field, for every actor", async () => {
     const org = await newOrg();
     await expect(invoke(createApiKey, userActor(org, "owner"), { body: { name: "a\u0000b", scopes: ["keys:read"] } })).rejects.toMatchObject({ status: 400, param: "name" });
