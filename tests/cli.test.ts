@@ -31,8 +31,14 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * A CLI call is a fresh process (tsx, and the embedded database opened and migrated): seconds on
+ * an idle machine, twenty and more on a loaded one, so a test gets this much per call it makes.
+ */
+const CLI_CALL_MS = 60_000;
+
 async function svc(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
-  return run(NODE, [...TS, "cli/svc.ts", ...args], { cwd: ROOT, env, timeout: 60_000 });
+  return run(NODE, [...TS, "cli/svc.ts", ...args], { cwd: ROOT, env, timeout: CLI_CALL_MS });
 }
 
 const tmpDirs: string[] = [];
@@ -83,13 +89,13 @@ describe("svc bootstrap", () => {
     expect(second.apiKey.id).not.toBe(first.apiKey.id);
     const human = await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops"], env);
     expect(human.stdout).toMatch(/Secret \(shown once; store it now\):\n\s+svc_live_\w{40}/);
-  });
+  }, 3 * CLI_CALL_MS);
 
   test("bad arguments fail with a clear message", async () => {
     const env = childEnv({ PGLITE_DIR: tmpDataDir() });
     await expect(svc(["bootstrap", "--email", "nope", "--org", "X"], env)).rejects.toMatchObject({ stderr: expect.stringContaining("--email") });
     await expect(svc(["frobnicate"], env)).rejects.toMatchObject({ stderr: expect.stringContaining("Unknown command") });
-  });
+  }, 2 * CLI_CALL_MS);
 
   test("while the server runs on PGlite: through the control socket, never by opening the files", async () => {
     const dataDir = tmpDataDir();
@@ -132,5 +138,5 @@ describe("svc bootstrap", () => {
     const env = { ...childEnv({}), DATABASE_URL: process.env.DATABASE_URL };
     const out = JSON.parse((await svc(["bootstrap", "--email", `pg-${Date.now()}@example.test`, "--org", "PG", "--json"], env)).stdout);
     expect(out.secret).toMatch(/^svc_live_/);
-  });
+  }, CLI_CALL_MS);
 });
