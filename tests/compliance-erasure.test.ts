@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { attachments, idempotencyKeys, suppressions } from "@/db/schema";
 import { recordAudit } from "@/lib/core/audit";
-import { runJob } from "@/lib/compliance/jobs";
+import { runJob } from "@/lib/compliance/job-steps";
 import { verifyAuditExport } from "@/lib/compliance/verify";
 import { storage } from "@/lib/providers/storage";
 import { verifyArtifact } from "@/lib/trust/artifact";

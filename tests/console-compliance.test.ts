@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import type { Role } from "@/db/schema";
 import { getAgentsJwks } from "@/lib/agents/operations";
 import { can, consolePrincipal } from "@/lib/auth/roles";
-import { runJob } from "@/lib/compliance/jobs";
+import { runJob } from "@/lib/compliance/job-steps";
 import { requestErasure, requestPurge } from "@/lib/compliance/operations";
 import { exportChain, verifyAuditChain } from "@/lib/console/compliance";
 import type { ConsoleContext } from "@/lib/console/context";

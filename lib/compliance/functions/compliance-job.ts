@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { inngest } from "@/inngest/client";
-import { failJob, finishJob, runJobStep } from "../jobs";
+import { failJob, finishJob, runJobStep } from "../job-steps";
 import { complianceJobRequested } from "../workflow-events";
 
 /**
