@@ -4,7 +4,7 @@ import { attachments, messages, threads } from "@/db/schema";
 import { type AppendInput, appendEvent } from "@/lib/events/ledger";
 import { trackInboundAttachments } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
-import { contactByHandle } from "@/lib/contacts/service";
+import { contactByHandle } from "@/lib/contacts/addressing";
 import { HANDLE_CHANNELS, type HandleChannel } from "@/lib/contacts/handles";
 
 /** The handle channels an inbound sender's address is looked up on. */

@@ -1,4 +1,4 @@
-import type { AgentRow } from "@/lib/agents/service";
+import type { AgentRow } from "@/lib/agents/agent";
 import type { SendBudgetPlan } from "@/lib/budgets/enforce";
 import type { ChannelAdapter } from "@/lib/channels/types";
 import type { InboxRow } from "@/lib/inboxes/service";

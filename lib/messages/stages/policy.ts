@@ -4,7 +4,7 @@ import { suppressions } from "@/db/schema";
 import { mayUseInbox, type Principal } from "@/lib/auth/principal";
 import { invalidRequest, notPermitted } from "@/lib/core/errors";
 import { refuseByReputation } from "@/lib/agents/reputation";
-import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/service";
+import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/agent";
 import { type BudgetSubject, checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
 

@@ -1,6 +1,7 @@
 import type { DbOrTx } from "@/db";
 import { renderReact } from "@/lib/templates/render";
-import { renderVersion, templateFailure } from "@/lib/templates/service";
+import { renderVersion } from "@/lib/templates/render-template";
+import { templateFailure } from "@/lib/templates/template";
 import type { SendMessageInput } from "../contracts";
 import type { RenderedSend, ResolvedSend } from "./draft";
 

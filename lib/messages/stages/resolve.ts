@@ -5,7 +5,7 @@ import { messages } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { channelAdapter, defaultChannel } from "@/lib/channels";
 import { invalidRequest, notFound } from "@/lib/core/errors";
-import { contactAddress, isContactRef } from "@/lib/contacts/service";
+import { contactAddress, isContactRef } from "@/lib/contacts/addressing";
 import type { HandleChannel } from "@/lib/contacts/handles";
 import { findInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
 import { angleBrackets } from "../mime";

@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@/db";
 import { deliveredContent, signAsAgent, agentSigner } from "@/lib/agents/signing";
-import { agentPublicId } from "@/lib/agents/service";
+import { agentPublicId } from "@/lib/agents/agent";
 import { uuidv7 } from "@/db/ids";
 import { log } from "@/lib/log";
 import { newMessageId } from "../mime";
