@@ -649,13 +649,14 @@ export async function functionsOfApps(appIds: string[]): Promise<FunctionRow[]> 
  * Runs a dead process was executing go back to the queue. Only for the embedded database, whose
  * single owner process is this one: no other worker can hold a live lease. (On PostgreSQL,
  * several processes share the queue and an orphan is recovered when its lease expires.)
+ * `only`: just these runs (a test sharing its database with others' live runs).
  */
-export async function recoverOrphanedRuns(): Promise<number> {
+export async function recoverOrphanedRuns(only?: readonly string[]): Promise<number> {
   const db = await getDb();
   const rows = await db
     .update(wfRuns)
     .set({ status: "queued", leaseUntil: null, dueAt: sql`now()` })
-    .where(eq(wfRuns.status, "running"))
+    .where(only ? and(eq(wfRuns.status, "running"), inArray(wfRuns.id, [...only])) : eq(wfRuns.status, "running"))
     .returning({ id: wfRuns.id });
   return rows.length;
 }
