@@ -19,6 +19,9 @@ const nextConfig: NextConfig = {
     // The CLI test starts a second development server in this directory while a developer's
     // `npm run dev` may be running; it sets this variable so Next does not refuse to start.
     lockDistDir: process.env.SVC_UNLOCKED_DIST_DIR !== "1",
+    // Server bundles keep their function names, so CPU profiles of the production server
+    // (`node --cpu-prof`, README "Benchmarks") name the app's functions.
+    serverMinification: false,
   },
 };
 

@@ -48,13 +48,35 @@ function scrubQueryErrors(): void {
 }
 scrubQueryErrors();
 
+/**
+ * postgres.js runs an unprepared statement that has parameters in two round trips (Parse and
+ * Describe to learn the parameter types, then Bind and Execute); a prepared one in one round trip
+ * after its first use on a connection, and PostgreSQL keeps its parse. drizzle prepares only
+ * queries given a name, so every query is prepared here, except those with more than
+ * `PREPARE_MAX_PARAMS` parameters (multi-row inserts, long `IN` lists): their text varies with the
+ * row count, and each variant would stay on the connection as another statement. Connections are
+ * replaced after postgres.js's `max_lifetime` (30–60 min), which bounds what a connection keeps.
+ */
+const PREPARE_MAX_PARAMS = 64;
+const PREPARED = Symbol.for("svc.db.preparedStatements");
+type PreparingSession = { prepareQuery: (query: { params: unknown[] }, fields: unknown, name: string | undefined, ...rest: unknown[]) => unknown };
+function prepareStatements(session: { prototype: unknown }): void {
+  const proto = session.prototype as PreparingSession & { [PREPARED]?: true };
+  if (proto[PREPARED]) return;
+  const original = proto.prepareQuery;
+  proto.prepareQuery = function (this: unknown, query, fields, name, ...rest) {
+    return original.call(this, query, fields, name ?? (query.params.length <= PREPARE_MAX_PARAMS ? "" : undefined), ...rest);
+  };
+  proto[PREPARED] = true;
+}
+
 const MIGRATIONS = path.join(projectRoot, "db", "migrations");
 /** Serializes concurrent migrators on PostgreSQL (several processes starting at once). */
 const MIGRATION_LOCK_ID = 7_246_119;
 
 async function openPostgres(url: string): Promise<DbHandle> {
   const { default: postgres } = await import("postgres");
-  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const { drizzle, PostgresJsSession } = await import("drizzle-orm/postgres-js");
   if (!env.SKIP_MIGRATIONS) {
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
     const single = postgres(url, { max: 1, onnotice: () => {} });
@@ -66,6 +88,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
       await single.end();
     }
   }
+  prepareStatements(PostgresJsSession);
   const client = postgres(url, { max: env.DATABASE_POOL_MAX, onnotice: () => {} });
   const db = drizzle({ client, schema, casing: "snake_case" }) as unknown as Db;
   return {

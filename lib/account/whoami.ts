@@ -7,6 +7,7 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Whoami } from "@/lib/account/contracts";
 import { storageSums, storageUsageOf } from "@/lib/buckets/usage";
 import { env } from "@/lib/env";
+import { orgGeneration } from "@/lib/core/changes";
 import { organizationsFromJson, organizationsOfUserJson } from "@/lib/organizations/service";
 
 function currentPeriod(now: Date): { start: string; end: string } {
@@ -16,14 +17,49 @@ function currentPeriod(now: Date): { start: string; end: string } {
 }
 
 /**
- * The whoami response: the calling key, its user and organization, limits and usage. Its figures
- * (the user's organizations, active keys, storage sums) come from one statement.
+ * whoami's figures (the user's organizations, active keys, storage sums) are read in one statement
+ * and kept for `FIGURES_TTL_MS` per organization and user, so a client polling whoami does not
+ * cost a query per request. A change made through this process (any operation but a GET,
+ * `lib/core/changes.ts`) is seen by the next whoami; one made elsewhere (another server process,
+ * a workflow, inbound mail) within `FIGURES_TTL_MS`.
  */
-export async function whoami(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Whoami> {
+const FIGURES_TTL_MS = 1_000;
+const MAX_FIGURES = 10_000;
+type Figures = Awaited<ReturnType<typeof readFigures>>;
+type FiguresCache = Map<string, { figures: Figures; generation: number; until: number }>;
+const FIGURES = Symbol.for("svc.whoamiFigures");
+function figuresCache(): FiguresCache {
+  const holder = globalThis as unknown as Record<symbol, FiguresCache | undefined>;
+  return (holder[FIGURES] ??= new Map() as FiguresCache);
+}
+
+async function readFigures(db: DbOrTx, principal: Principal) {
   const [row] = await db
     .select({ organizations: organizationsOfUserJson(principal.userId), activeApiKeys: activeApiKeyCount(principal.orgId), ...storageSums(principal.orgId) })
     .from(organizationsTable)
     .where(eq(organizationsTable.id, principal.orgId));
+  return row;
+}
+
+async function figuresOf(db: DbOrTx, principal: Principal): Promise<Figures> {
+  const key = `${principal.orgId}:${principal.userId}`;
+  const cache = figuresCache();
+  const generation = orgGeneration(principal.orgId);
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.generation === generation && hit.until > now) return hit.figures;
+  const figures = await readFigures(db, principal);
+  // Kept only if nothing changed in the organization while it was read.
+  if (orgGeneration(principal.orgId) === generation) {
+    if (cache.size >= MAX_FIGURES) cache.clear();
+    cache.set(key, { figures, generation, until: now + FIGURES_TTL_MS });
+  }
+  return figures;
+}
+
+/** The whoami response: the calling key, its user and organization, limits and usage. */
+export async function whoami(db: DbOrTx, principal: Principal, now: Date = new Date()): Promise<Whoami> {
+  const row = await figuresOf(db, principal);
   const organizations = organizationsFromJson(row?.organizations);
   const activeApiKeys = Number(row?.activeApiKeys ?? 0);
   const stored = await storageUsageOf(row ?? { messageBytes: 0, attachments: 0, files: 0, activeFileObjects: 0 });
