@@ -162,3 +162,18 @@ test("a cached key is dropped when it changes: in this process at once, in other
   }
   expect(status).toBe(401);
 });
+
+test("whoami's figures: a change through an operation shows at once; one made outside the operations within a second", async () => {
+  const org = await newOrg();
+  const before = await call("GET", "/v1/whoami", { key: org.secret });
+  expect(before.body.usage.activeApiKeys).toBe(1);
+  // Through an operation (invoke): the next whoami reads again, even right after a cached one.
+  await newKey(org, { scopes: ["keys:read"] });
+  expect((await call("GET", "/v1/whoami", { key: org.secret })).body.usage.activeApiKeys).toBe(2);
+  // Outside the operations (another process, a workflow, by hand): the cached figures may be
+  // served until they are a second old, then they are read again.
+  const db = await getDb();
+  await db.update(apiKeys).set({ status: "revoked" }).where(and(eq(apiKeys.orgId, org.orgId), sql`${apiKeys.id} <> ${org.apiKeyId}`));
+  await new Promise((r) => setTimeout(r, 1_100));
+  expect((await call("GET", "/v1/whoami", { key: org.secret })).body.usage.activeApiKeys).toBe(1);
+});
