@@ -40,8 +40,13 @@ export function embeddedTransport(outboxDir: string): MailTransport {
     name: "embedded",
     async send(mail: OutboundMail): Promise<SendResult> {
       const providerMessageId = `emb-${randomUUID()}`;
-      await fs.mkdir(outboxDir, { recursive: true });
-      await fs.writeFile(path.join(outboxDir, `${providerMessageId}.eml`), mail.raw);
+      const file = path.join(outboxDir, `${providerMessageId}.eml`);
+      // The directory is made when a write finds it missing (first send, or removed since).
+      await fs.writeFile(file, mail.raw).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+        await fs.mkdir(outboxDir, { recursive: true });
+        await fs.writeFile(file, mail.raw);
+      });
       const now = new Date();
       return { providerMessageId, provider: "embedded", outcomes: mail.envelope.to.flatMap((r) => simulatedOutcomes(r, now)) };
     },
