@@ -18,6 +18,24 @@ import { backendEnv, postgresBackend, ROOT } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
+/** BENCH_CPU_PROFILE=dir: a CPU profile of the drain alone, written to dir/webhooks-<backend>.cpuprofile. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+
+/** Starts the inspector's CPU profiler when BENCH_CPU_PROFILE is set; the returned function writes the profile. */
+async function startProfile(): Promise<(() => Promise<void>) | null> {
+  if (!PROFILE_DIR) return null;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    fs.writeFileSync(path.join(PROFILE_DIR, `webhooks-${process.env.BENCH_BACKEND}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 async function measure(): Promise<void> {
   const { getDb, closeDb } = await import("@/db");
@@ -56,6 +74,7 @@ async function measure(): Promise<void> {
       for (let j = i; j < Math.min(EVENTS, i + 500); j++) await appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: `inbox:${j % 20}`, data: { j } });
     });
   }
+  const profile = await startProfile();
   const started = performance.now();
   await startWebhookDispatcher();
   while (received < EVENTS) {
@@ -63,6 +82,7 @@ async function measure(): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
+  await profile?.();
   console.log(`${label} ${EVENTS} queued deliveries drained  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s`);
 
   // Latency, not saturated.
