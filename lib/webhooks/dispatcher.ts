@@ -29,8 +29,15 @@ import { webhookUrlProblem } from "./url-guard";
 export const WEBHOOK_CHANNEL = "svc_webhooks";
 const signal = wakeup(WEBHOOK_CHANNEL);
 const CLAIM_LOCK = 7_246_130;
-/** Rows one loop claims at once, and loops per process. */
+/**
+ * Rows one loop claims at once: BATCH, doubled after a full batch whose attempts all took less
+ * than FAST_MS (a backlog: fewer, larger transactions), up to BATCH_MAX; back to BATCH after a
+ * batch that was not full or had a slow attempt (a slow endpoint gets no more requests queued on
+ * its connections than before). And loops per process.
+ */
 const BATCH = 50;
+const BATCH_MAX = 200;
+const FAST_MS = 1000;
 const LOOPS = 3;
 const POLL_MS = 1000;
 const leaseMs = () => env.WEBHOOK_TIMEOUT_MS + 5000;
@@ -225,16 +232,21 @@ async function attempt(c: Claimed, problem: string | null | undefined): Promise<
   return post(c.webhook, c.envelope, problem);
 }
 
-/** Claims, posts and records one batch; the number of deliveries attempted. */
-export async function dispatchOnce(db: Db, limit = BATCH): Promise<number> {
+/** Claims, posts and records one batch: the number of deliveries attempted and the slowest attempt's time. */
+export async function dispatchOnce(db: Db, limit = BATCH): Promise<{ attempted: number; slowestMs: number }> {
   const claimed = await claimDeliveries(db, limit);
-  if (claimed.length === 0) return 0;
+  if (claimed.length === 0) return { attempted: 0, slowestMs: 0 };
   // The URL check (SSRF, before sending) once per endpoint and batch; the connector checks each connection again.
   const problems = new Map<string, Promise<string | null>>();
   for (const c of claimed) if (c.webhook.status === "active" && !problems.has(c.webhook.id)) problems.set(c.webhook.id, webhookUrlProblem(c.webhook.url));
   const results = await Promise.all(claimed.map(async (c) => ({ c, o: await attempt(c, await problems.get(c.webhook.id)) })));
   await recordDeliveries(db, results);
-  return claimed.length;
+  return { attempted: claimed.length, slowestMs: Math.max(...results.map((r) => r.o.durationMs)) };
+}
+
+/** The next claim's size (see BATCH). */
+export function nextBatchSize(size: number, attempted: number, slowestMs: number): number {
+  return attempted === size && slowestMs < FAST_MS ? Math.min(BATCH_MAX, size * 2) : BATCH;
 }
 
 /** The soonest future time a queued delivery comes due (idle loops' timer). */
@@ -260,10 +272,12 @@ type Holder = { [STATE]?: { controller: AbortController; loops: Promise<void>[] 
 
 async function loop(index: number, abort: AbortSignal): Promise<void> {
   const db = await getDb();
+  let size = BATCH;
   while (!abort.aborted) {
     try {
-      const n = await dispatchOnce(db);
-      if (n > 0) continue;
+      const { attempted, slowestMs } = await dispatchOnce(db, size);
+      size = nextBatchSize(size, attempted, slowestMs);
+      if (attempted > 0) continue;
       const next = await nextDue(db);
       const idle = next ? Math.min(POLL_MS, Math.max(5, next - Date.now())) : POLL_MS;
       await signal.wait(idle, abort);
@@ -287,7 +301,7 @@ export async function startWebhookDispatcher(): Promise<void> {
   await signal.listen();
   const controller = new AbortController();
   holder[STATE] = { controller, loops: Array.from({ length: LOOPS }, (_, i) => loop(i, controller.signal)) };
-  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH });
+  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH, batchMax: BATCH_MAX });
 }
 
 /** Stops the loops after the batches in hand are recorded. */
