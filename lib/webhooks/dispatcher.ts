@@ -15,9 +15,10 @@ import { webhookUrlProblem } from "./url-guard";
  * never sent. Each process runs a few dispatch loops; a loop claims a batch of due rows in one
  * transaction (under an advisory lock, `FOR UPDATE SKIP LOCKED`: processes share the queue),
  * writes a `pending` delivery-log row per attempt, posts the batch concurrently over the guarded
- * keep-alive pool (`outboundFetch`), then records every outcome in one transaction: the log rows,
- * the endpoints' failure counts and breaker, and the queue (deleted when done, else due again on
- * the retry schedule or `Retry-After`). Only failing attempts go through the schedule.
+ * keep-alive pool (undici `request` on `guardedAgent`), then records every outcome in one
+ * statement: the log rows, the endpoints' failure counts and breaker, and the queue (deleted when
+ * done, else due again on the retry schedule or `Retry-After`). Only failing attempts go through
+ * the schedule. A claim is 50 rows, up to 200 while a backlog lasts (BATCH below).
  *
  * A claimed row is due again when its lease ends (`dueAt` is moved past it), so a delivery that a
  * killed process was making is made again: at least once, with duplicates limited to the attempts
