@@ -18,6 +18,24 @@ import { backendEnv, postgresBackend, ROOT } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
+/** BENCH_CPU_PROFILE=dir: a CPU profile of the drain alone, written to dir/webhooks-<backend>.cpuprofile. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+
+/** Starts the inspector's CPU profiler when BENCH_CPU_PROFILE is set; the returned function writes the profile. */
+async function startProfile(): Promise<(() => Promise<void>) | null> {
+  if (!PROFILE_DIR) return null;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    fs.writeFileSync(path.join(PROFILE_DIR, `webhooks-${process.env.BENCH_BACKEND}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 async function measure(): Promise<void> {
   const { getDb, closeDb } = await import("@/db");
@@ -27,16 +45,17 @@ async function measure(): Promise<void> {
   const { expandScopes } = await import("@/lib/auth/scopes");
   const { startWebhookDispatcher, stopWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
 
+  // Receipt times by event id; a latency is paired after both ends are known (a receipt may come
+  // before the append's await returns).
   const appendedAt = new Map<string, number>();
-  const latencies: number[] = [];
+  const receivedAt = new Map<string, number>();
   let received = 0;
   const receiver = createServer((req, res) => {
     const id = String(req.headers["webhook-id"]);
     req.resume();
     req.on("end", () => {
       received++;
-      const t = appendedAt.get(id);
-      if (t !== undefined && appendedAt.delete(id)) latencies.push(performance.now() - t);
+      if (!receivedAt.has(id)) receivedAt.set(id, performance.now());
       res.writeHead(200).end("ok");
     });
   });
@@ -56,6 +75,7 @@ async function measure(): Promise<void> {
       for (let j = i; j < Math.min(EVENTS, i + 500); j++) await appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: `inbox:${j % 20}`, data: { j } });
     });
   }
+  const profile = await startProfile();
   const started = performance.now();
   await startWebhookDispatcher();
   while (received < EVENTS) {
@@ -63,6 +83,7 @@ async function measure(): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
+  await profile?.();
   console.log(`${label} ${EVENTS} queued deliveries drained  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s`);
 
   // Latency, not saturated.
@@ -72,8 +93,12 @@ async function measure(): Promise<void> {
     appendedAt.set(e.eventId, t);
     await new Promise((r) => setTimeout(r, 10));
   }
-  while (latencies.length < LATENCY_EVENTS) await new Promise((r) => setTimeout(r, 20));
-  latencies.sort((a, b) => a - b);
+  const waitStarted = performance.now();
+  while ([...appendedAt.keys()].some((id) => !receivedAt.has(id))) {
+    if (performance.now() - waitStarted > 60_000) throw new Error(`${[...appendedAt.keys()].filter((id) => !receivedAt.has(id)).length} of ${LATENCY_EVENTS} appends not delivered after 60 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const latencies = [...appendedAt].map(([id, t]) => (receivedAt.get(id) ?? 0) - t).sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
   console.log(`${label} ${LATENCY_EVENTS} appends 10 ms apart       append → receipt p50 ${pct(50).toFixed(1)} ms  p99 ${pct(99).toFixed(1)} ms`);
   await stopWebhookDispatcher();
@@ -101,7 +126,7 @@ async function measure(): Promise<void> {
 if (process.env.BENCH_BACKEND) {
   await measure();
 } else {
-  console.log(`webhook benchmark: ${EVENTS} events to one endpoint (dispatcher: 3 loops × 50 per claim)`);
+  console.log(`webhook benchmark: ${EVENTS} events to one endpoint (dispatcher: 3 loops × 50–200 per claim)`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-wh-"));
   const backends = [{ name: "pglite" as const }, ...[await postgresBackend()].filter((b) => b !== null)];
   for (const backend of backends) {

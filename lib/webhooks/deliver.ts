@@ -1,9 +1,10 @@
 import { eq, sql } from "drizzle-orm";
+import { request as undiciRequest } from "undici";
 import type { Db } from "@/db";
 import { type AttemptRequest, ledgerEvents, webhookDeliveries, webhooks } from "@/db/schema";
 import { env } from "@/lib/env";
 import { signatureHeader } from "./signing";
-import { outboundFetch } from "@/lib/providers/http";
+import { guardedAgent, OutboundRefused } from "@/lib/providers/http";
 import { loopbackAllowed, webhookUrlProblem } from "./url-guard";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -45,6 +46,12 @@ export const RESPONSE_SNIPPET_LIMIT = 1024;
 export const RESPONSE_HEADER_LIMIT = 40;
 export const RESPONSE_HEADER_VALUE_LIMIT = 512;
 
+/**
+ * Text the log can store: a lone surrogate (a cut through an emoji's pair) or NUL becomes U+FFFD,
+ * as neither passes PostgreSQL's text or jsonb input.
+ */
+const storable = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd").replaceAll("\u0000", "\ufffd");
+
 /** The outcome of one attempt, as a delivery-log row's fields. */
 export interface PostOutcome {
   ok: boolean;
@@ -58,21 +65,32 @@ export interface PostOutcome {
   responseHeaders: Record<string, string> | null;
 }
 
-/** A response's headers, bounded for the delivery log (set-cookie left out: it may carry the receiver's session). */
-function boundedHeaders(headers: Headers): Record<string, string> {
+/**
+ * A response's headers, bounded for the delivery log (set-cookie left out: it may carry the
+ * receiver's session), in name order with repeated headers joined, as `Headers` iterates them.
+ */
+function boundedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   let n = 0;
-  for (const [name, value] of headers) {
-    if (name === "set-cookie") continue;
+  for (const name of Object.keys(headers).sort()) {
+    const raw = headers[name];
+    if (name === "set-cookie" || raw === undefined) continue;
     if (n++ >= RESPONSE_HEADER_LIMIT) break;
+    const value = Array.isArray(raw) ? raw.join(", ") : raw;
     out[name] = value.length > RESPONSE_HEADER_VALUE_LIMIT ? `${value.slice(0, RESPONSE_HEADER_VALUE_LIMIT)}…` : value;
   }
   return out;
 }
 
-/** POSTs one signed envelope; the outcome as a delivery-log row's fields. */
-export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<PostOutcome> {
-  const problem = await webhookUrlProblem(w.url);
+/**
+ * POSTs one signed envelope; the outcome as a delivery-log row's fields. `problem` is the URL
+ * check's answer when the caller made it for a batch of attempts to the same endpoint (undefined:
+ * check now). The request goes through the guarded agent of `lib/providers/http`, whose connector
+ * checks the address it actually connects to; undici's `request` rather than `fetch`, whose
+ * WHATWG objects cost more than the rest of an attempt.
+ */
+export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: string | null): Promise<PostOutcome> {
+  if (problem === undefined) problem = await webhookUrlProblem(w.url);
   if (problem) return { ok: false, responseStatus: null, durationMs: 0, error: `URL refused: ${problem}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(Date.now() / 1000);
@@ -85,36 +103,38 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope): Promise<Po
     "webhook-signature": signature,
     "X-Svc-Signature": signature,
   };
-  const request: AttemptRequest = { method: "POST", url: w.url, headers, body: body.slice(0, REQUEST_BODY_LIMIT), bodyTruncated: body.length > REQUEST_BODY_LIMIT };
+  const request: AttemptRequest = { method: "POST", url: w.url, headers, body: storable(body.slice(0, REQUEST_BODY_LIMIT)), bodyTruncated: body.length > REQUEST_BODY_LIMIT };
   const started = performance.now();
   try {
-    const res = await outboundFetch(w.url, {
-      allowLoopback: loopbackAllowed(),
+    const res = await undiciRequest(w.url, {
+      dispatcher: guardedAgent({ allowLoopback: loopbackAllowed() }),
       method: "POST",
-      redirect: "manual",
       headers,
       body,
       signal: AbortSignal.timeout(env.WEBHOOK_TIMEOUT_MS),
     });
-    const text = await res.text().catch(() => "");
-    const ok = res.status >= 200 && res.status < 300;
+    const text = await res.body.text().catch(() => "");
+    const status = res.statusCode;
+    const ok = status >= 200 && status < 300;
+    const retryAfter = res.headers["retry-after"];
     return {
       ok,
-      responseStatus: res.status,
+      responseStatus: status,
       durationMs: Math.round(performance.now() - started),
-      error: ok ? null : `HTTP ${res.status}`,
-      snippet: text.slice(0, RESPONSE_SNIPPET_LIMIT) || null,
-      retryAfter: res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get("retry-after")) : null,
+      error: ok ? null : `HTTP ${status}`,
+      snippet: storable(text.slice(0, RESPONSE_SNIPPET_LIMIT)) || null,
+      retryAfter: status === 429 || status === 503 ? retryAfterMs(Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null)) : null,
       request,
       responseHeaders: boundedHeaders(res.headers),
     };
   } catch (err) {
     const timedOut = err instanceof Error && err.name === "TimeoutError";
+    const cause = err instanceof Error && err.cause instanceof OutboundRefused ? err.cause : err;
     return {
       ok: false,
       responseStatus: null,
       durationMs: Math.round(performance.now() - started),
-      error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`,
+      error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${cause instanceof Error ? cause.message : String(cause)}`,
       snippet: null,
       retryAfter: null,
       request,

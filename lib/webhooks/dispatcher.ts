@@ -7,6 +7,7 @@ import { errorFields, log } from "@/lib/log";
 import { admit, gcra } from "@/lib/ratelimit/gcra";
 import { wakeup } from "@/lib/workflows/executor/signal";
 import { post, type PostOutcome, type WebhookEnvelope, type WebhookRow } from "./deliver";
+import { webhookUrlProblem } from "./url-guard";
 
 /**
  * The webhook dispatcher. Deliveries are rows of `webhook_queue`, written in the transaction that
@@ -14,9 +15,10 @@ import { post, type PostOutcome, type WebhookEnvelope, type WebhookRow } from ".
  * never sent. Each process runs a few dispatch loops; a loop claims a batch of due rows in one
  * transaction (under an advisory lock, `FOR UPDATE SKIP LOCKED`: processes share the queue),
  * writes a `pending` delivery-log row per attempt, posts the batch concurrently over the guarded
- * keep-alive pool (`outboundFetch`), then records every outcome in one transaction: the log rows,
- * the endpoints' failure counts and breaker, and the queue (deleted when done, else due again on
- * the retry schedule or `Retry-After`). Only failing attempts go through the schedule.
+ * keep-alive pool (undici `request` on `guardedAgent`), then records every outcome in one
+ * statement: the log rows, the endpoints' failure counts and breaker, and the queue (deleted when
+ * done, else due again on the retry schedule or `Retry-After`). Only failing attempts go through
+ * the schedule. A claim is 50 rows, up to 200 while a backlog lasts (BATCH below).
  *
  * A claimed row is due again when its lease ends (`dueAt` is moved past it), so a delivery that a
  * killed process was making is made again: at least once, with duplicates limited to the attempts
@@ -28,8 +30,15 @@ import { post, type PostOutcome, type WebhookEnvelope, type WebhookRow } from ".
 export const WEBHOOK_CHANNEL = "svc_webhooks";
 const signal = wakeup(WEBHOOK_CHANNEL);
 const CLAIM_LOCK = 7_246_130;
-/** Rows one loop claims at once, and loops per process. */
+/**
+ * Rows one loop claims at once: BATCH, doubled after a full batch whose attempts all took less
+ * than FAST_MS (a backlog: fewer, larger transactions), up to BATCH_MAX; back to BATCH after a
+ * batch that was not full or had a slow attempt (a slow endpoint gets no more requests queued on
+ * its connections than before). And loops per process.
+ */
 const BATCH = 50;
+const BATCH_MAX = 200;
+const FAST_MS = 1000;
 const LOOPS = 3;
 const POLL_MS = 1000;
 const leaseMs = () => env.WEBHOOK_TIMEOUT_MS + 5000;
@@ -87,26 +96,28 @@ type Outcome = PostOutcome & { skipped?: boolean };
 export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
+    // The due rows with their events (none when the event is gone), locked, in one query.
     const due = await tx
-      .select({ q: webhookQueue, now: sql<Date | string>`now()` })
+      .select({
+        q: webhookQueue,
+        e: { eventId: ledgerEvents.eventId, orgId: ledgerEvents.orgId, type: ledgerEvents.type, createdAt: ledgerEvents.createdAt, data: ledgerEvents.data },
+        now: sql<Date | string>`now()`,
+      })
       .from(webhookQueue)
+      .leftJoin(ledgerEvents, eq(ledgerEvents.eventId, webhookQueue.eventId))
       .where(lte(webhookQueue.dueAt, sql`now()`))
       .orderBy(webhookQueue.dueAt)
       .limit(limit)
-      .for("update", { skipLocked: true });
+      .for("update", { of: webhookQueue, skipLocked: true });
     if (due.length === 0) return [];
     const now = new Date(due[0]?.now ?? Date.now()).getTime();
     const hooks = new Map((await tx.select().from(webhooks).where(inArray(webhooks.id, [...new Set(due.map((d) => d.q.webhookId))]))).map((w) => [w.id, w]));
-    const events = new Map(
-      (await tx.select().from(ledgerEvents).where(inArray(ledgerEvents.eventId, [...new Set(due.map((d) => d.q.eventId))]))).map((e) => [e.eventId, e]),
-    );
     const gates = new Map<string, ReturnType<typeof gcra>>();
     const claimed: Claimed[] = [];
     const gone: string[] = [];
     const interrupted: string[] = [];
-    for (const { q } of due) {
+    for (const { q, e } of due) {
       const w = hooks.get(q.webhookId);
-      const e = events.get(q.eventId);
       if (!w || !e || e.orgId !== w.orgId) {
         gone.push(q.id);
         continue;
@@ -144,15 +155,16 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
       );
     }
     if (claimed.length === 0) return [];
-    await tx.execute(sql`insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, status, replay) values ${sql.join(
-      claimed.map((c) => sql`(${c.deliveryId}::uuid, ${c.webhook.orgId}::uuid, ${c.webhook.id}::uuid, ${c.envelope.eventId}, ${c.envelope.type}, ${c.attempt}, 'pending', ${c.replay})`),
-      sql`, `,
-    )}`);
-    await tx.execute(sql`update webhook_queue q set attempts = q.attempts + 1, delivery_id = v.did, due_at = now() + ${`${leaseMs()} milliseconds`}::interval
-      from (values ${sql.join(
-        claimed.map((c) => sql`(${c.id}::uuid, ${c.deliveryId}::uuid)`),
-        sql`, `,
-      )}) as v(id, did) where q.id = v.id`);
+    // The pending log rows and the queue rows' lease in one statement, the batch as one JSON parameter.
+    const rows = claimed.map((c) => ({ id: c.id, did: c.deliveryId, org: c.webhook.orgId, hook: c.webhook.id, eid: c.envelope.eventId, type: c.envelope.type, attempt: c.attempt, replay: c.replay }));
+    await tx.execute(sql`with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id uuid, did uuid, org uuid, hook uuid, eid text, type text, attempt int, replay boolean)
+      ), log as (
+        insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, status, replay)
+        select did, org, hook, eid, type, attempt, 'pending', replay from v
+      )
+      update webhook_queue q set attempts = q.attempts + 1, delivery_id = v.did, due_at = now() + ${`${leaseMs()} milliseconds`}::interval
+      from v where q.id = v.id`);
     return claimed;
   });
 }
@@ -164,81 +176,78 @@ function retryDelay(next: number, retryAfter: number | null): number | null {
   return retryAfter ?? schedule[next - 1] ?? 0;
 }
 
-/** Records a batch's outcomes in one transaction: log rows, endpoints (failures, breaker, 410), queue. */
-export async function recordDeliveries(db: Db, results: { c: Claimed; o: Outcome }[]): Promise<void> {
+/**
+ * Records a batch's outcomes in one statement (atomic without a transaction): the log rows, the
+ * queue (deleted when done, else due again), and per endpoint the failures since its last
+ * success, 410 → paused `gone`, and the breaker.
+ */
+export async function recordDeliveries(db: DbOrTx, results: { c: Claimed; o: Outcome }[]): Promise<void> {
   if (results.length === 0) return;
-  await db.transaction(async (tx) => {
-    const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
-    await tx.execute(sql`update webhook_deliveries d set status = v.status, response_status = v.rs, duration_ms = v.ms, error = v.err, response_snippet = v.snip, request = v.req, response_headers = v.rh
-      from (values ${sql.join(
-        results.map(
-          ({ c, o }) =>
-            sql`(${c.deliveryId}::uuid, ${o.ok ? "succeeded" : "failed"}, ${o.responseStatus}::int, ${o.durationMs}::int, ${o.error}::text, ${o.snippet}::text, ${json(o.request)}::jsonb, ${json(o.responseHeaders)}::jsonb)`,
-        ),
-        sql`, `,
-      )}) as v(id, status, rs, ms, err, snip, req, rh) where d.id = v.id`);
-    const done: { id: string; did: string }[] = [];
-    const retry: { id: string; did: string; ms: number }[] = [];
-    for (const { c, o } of results) {
-      const delay = o.ok || o.skipped || o.responseStatus === 410 ? null : retryDelay(c.attempt + 1, o.retryAfter);
-      if (delay === null) done.push({ id: c.id, did: c.deliveryId });
-      else retry.push({ id: c.id, did: c.deliveryId, ms: delay });
-    }
-    // Guarded by the attempt's log row: a row another process took over (lease ended) is its own.
-    if (done.length > 0) {
-      await tx.execute(sql`delete from webhook_queue q using (values ${sql.join(
-        done.map((d) => sql`(${d.id}::uuid, ${d.did}::uuid)`),
-        sql`, `,
-      )}) as v(id, did) where q.id = v.id and q.delivery_id = v.did`);
-    }
-    if (retry.length > 0) {
-      await tx.execute(sql`update webhook_queue q set delivery_id = null, due_at = now() + (v.ms || ' milliseconds')::interval
-        from (values ${sql.join(
-          retry.map((r) => sql`(${r.id}::uuid, ${r.did}::uuid, ${r.ms}::int)`),
-          sql`, `,
-        )}) as v(id, did, ms) where q.id = v.id and q.delivery_id = v.did`);
-    }
-    // Endpoints: failures since the last success, in the batch's order; 410 disables; the breaker pauses.
-    const byHook = new Map<string, Outcome[]>();
-    for (const { c, o } of results) if (!o.skipped) byHook.set(c.webhook.id, [...(byHook.get(c.webhook.id) ?? []), o]);
-    for (const [id, outcomes] of byHook) {
-      const lastOk = outcomes.map((o) => o.ok).lastIndexOf(true);
-      const failures = outcomes.slice(lastOk + 1).length;
-      const gone = outcomes.some((o) => !o.ok && o.responseStatus === 410);
-      const [w] = await tx
-        .update(webhooks)
-        .set({
-          consecutiveFailures: lastOk >= 0 ? failures : sql`${webhooks.consecutiveFailures} + ${failures}`,
-          lastDeliveryAt: sql`now()`,
-          ...(gone ? { status: "paused" as const, pausedReason: "gone" } : {}),
-        })
-        .where(eq(webhooks.id, id))
-        .returning();
-      if (w && w.status === "active" && w.consecutiveFailures >= env.WEBHOOK_BREAKER_THRESHOLD) {
-        await tx
-          .update(webhooks)
-          .set({ status: "paused", autoPaused: true, autoPausedAt: sql`now()`, pausedReason: "auto:delivery_failures" })
-          .where(eq(webhooks.id, id));
-      }
-    }
+  const rows = results.map(({ c, o }) => {
+    const retry = o.ok || o.skipped || o.responseStatus === 410 ? null : retryDelay(c.attempt + 1, o.retryAfter);
+    return { id: c.id, did: c.deliveryId, status: o.ok ? "succeeded" : "failed", rs: o.responseStatus, ms: o.durationMs, err: o.error, snip: o.snippet, req: o.request, rh: o.responseHeaders, retry };
   });
+  // Endpoints: failures since the last success, in the batch's order; 410 disables; the breaker pauses.
+  const byHook = new Map<string, Outcome[]>();
+  for (const { c, o } of results) {
+    if (o.skipped) continue;
+    const list = byHook.get(c.webhook.id);
+    if (list) list.push(o);
+    else byHook.set(c.webhook.id, [o]);
+  }
+  const hooks = [...byHook].map(([id, outcomes]) => {
+    const lastOk = outcomes.map((o) => o.ok).lastIndexOf(true);
+    return { id, reset: lastOk >= 0, failures: outcomes.length - lastOk - 1, gone: outcomes.some((o) => !o.ok && o.responseStatus === 410) };
+  });
+  const failures = sql`(case when h.reset then h.failures else w.consecutive_failures + h.failures end)`;
+  const trips = sql`(not h.gone and w.status = 'active' and ${failures} >= ${env.WEBHOOK_BREAKER_THRESHOLD}::int)`;
+  // Queue writes are guarded by the attempt's log row: a row another process took over (lease ended) is its own.
+  await db.execute(sql`with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as v(id uuid, did uuid, status text, rs int, ms int, err text, snip text, req jsonb, rh jsonb, retry int)
+    ), log as (
+      update webhook_deliveries d set status = v.status, response_status = v.rs, duration_ms = v.ms, error = v.err, response_snippet = v.snip, request = v.req, response_headers = v.rh
+      from v where d.id = v.did
+    ), done as (
+      delete from webhook_queue q using v where v.retry is null and q.id = v.id and q.delivery_id = v.did
+    ), again as (
+      update webhook_queue q set delivery_id = null, due_at = now() + v.retry * interval '1 millisecond'
+      from v where v.retry is not null and q.id = v.id and q.delivery_id = v.did
+    )
+    update webhooks w set
+      consecutive_failures = ${failures},
+      last_delivery_at = now(),
+      status = case when h.gone or ${trips} then 'paused' else w.status end,
+      paused_reason = case when h.gone then 'gone' when ${trips} then 'auto:delivery_failures' else w.paused_reason end,
+      auto_paused = case when ${trips} then true else w.auto_paused end,
+      auto_paused_at = case when ${trips} then now() else w.auto_paused_at end
+    from jsonb_to_recordset(${JSON.stringify(hooks)}::jsonb) as h(id uuid, reset boolean, failures int, gone boolean)
+    where w.id = h.id`);
 }
 
 /** One attempt: a paused endpoint is logged as failed without a request (redrive sends it after resume). */
-async function attempt(c: Claimed): Promise<Outcome> {
+async function attempt(c: Claimed, problem: string | null | undefined): Promise<Outcome> {
   if (c.webhook.status !== "active") {
     return { ok: false, skipped: true, responseStatus: null, durationMs: 0, error: `endpoint ${c.webhook.pausedReason ?? "paused"}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
   }
-  return post(c.webhook, c.envelope);
+  return post(c.webhook, c.envelope, problem);
 }
 
-/** Claims, posts and records one batch; the number of deliveries attempted. */
-export async function dispatchOnce(db: Db, limit = BATCH): Promise<number> {
+/** Claims, posts and records one batch: the number of deliveries attempted and the slowest attempt's time. */
+export async function dispatchOnce(db: Db, limit = BATCH): Promise<{ attempted: number; slowestMs: number }> {
   const claimed = await claimDeliveries(db, limit);
-  if (claimed.length === 0) return 0;
-  const results = await Promise.all(claimed.map(async (c) => ({ c, o: await attempt(c) })));
+  if (claimed.length === 0) return { attempted: 0, slowestMs: 0 };
+  // The URL check (SSRF, before sending) once per endpoint and batch; the connector checks each connection again.
+  const problems = new Map<string, Promise<string | null>>();
+  for (const c of claimed) if (c.webhook.status === "active" && !problems.has(c.webhook.id)) problems.set(c.webhook.id, webhookUrlProblem(c.webhook.url));
+  const results = await Promise.all(claimed.map(async (c) => ({ c, o: await attempt(c, await problems.get(c.webhook.id)) })));
   await recordDeliveries(db, results);
-  return claimed.length;
+  return { attempted: claimed.length, slowestMs: Math.max(...results.map((r) => r.o.durationMs)) };
+}
+
+/** The next claim's size (see BATCH). */
+export function nextBatchSize(size: number, attempted: number, slowestMs: number): number {
+  return attempted === size && slowestMs < FAST_MS ? Math.min(BATCH_MAX, size * 2) : BATCH;
 }
 
 /** The soonest future time a queued delivery comes due (idle loops' timer). */
@@ -264,10 +273,12 @@ type Holder = { [STATE]?: { controller: AbortController; loops: Promise<void>[] 
 
 async function loop(index: number, abort: AbortSignal): Promise<void> {
   const db = await getDb();
+  let size = BATCH;
   while (!abort.aborted) {
     try {
-      const n = await dispatchOnce(db);
-      if (n > 0) continue;
+      const { attempted, slowestMs } = await dispatchOnce(db, size);
+      size = nextBatchSize(size, attempted, slowestMs);
+      if (attempted > 0) continue;
       const next = await nextDue(db);
       const idle = next ? Math.min(POLL_MS, Math.max(5, next - Date.now())) : POLL_MS;
       await signal.wait(idle, abort);
@@ -291,7 +302,7 @@ export async function startWebhookDispatcher(): Promise<void> {
   await signal.listen();
   const controller = new AbortController();
   holder[STATE] = { controller, loops: Array.from({ length: LOOPS }, (_, i) => loop(i, controller.signal)) };
-  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH });
+  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH, batchMax: BATCH_MAX });
 }
 
 /** Stops the loops after the batches in hand are recorded. */

@@ -16,8 +16,8 @@ import { afterAll, expect, test } from "vitest";
  */
 const ROOT = path.resolve(__dirname, "../..");
 const COUNT = Number(process.env.CRASH_EVENTS ?? 2000);
-/** Attempts one process has in flight at most: loops × batch (lib/webhooks/dispatcher.ts). */
-const IN_FLIGHT = 3 * 50;
+/** Attempts one process has in flight at most: loops × the largest batch (lib/webhooks/dispatcher.ts). */
+const IN_FLIGHT = 3 * 200;
 const children: ChildProcess[] = [];
 let dataDir = "";
 
