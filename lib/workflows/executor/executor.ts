@@ -214,13 +214,15 @@ export class Executor {
    * while it is under way share its result).
    */
   private async take(): Promise<RunRow | null> {
-    const queued = this.claimed.shift();
+    const queued = await this.nextClaimed();
     if (queued) return queued;
     if (!this.claiming) {
       this.claiming = (async () => {
         const served = await this.servedFunctions();
         if (served.size === 0) return;
-        const wanted = Math.max(1, this.opts.workers - this.driving);
+        // While runs are backed up (the last claim was full), a whole batch: the workers that
+        // finish next take theirs from it instead of making a claim transaction each.
+        const wanted = this.moreDue ? this.opts.workers : Math.max(1, this.opts.workers - this.driving);
         const runs = await claimRuns(this.opts.leaseMs, [...served.keys()], wanted, this.throttles(served));
         this.moreDue = runs.length === wanted;
         this.claimed.push(...runs);
@@ -229,7 +231,22 @@ export class Executor {
       });
     }
     await this.claiming;
-    return this.claimed.shift() ?? null;
+    return this.nextClaimed();
+  }
+
+  /**
+   * The first run of the last batch no worker has taken yet. One that waited there for more than
+   * half its lease has it renewed first, and is dropped if the lease was lost meanwhile.
+   */
+  private async nextClaimed(): Promise<RunRow | null> {
+    for (let run = this.claimed.shift(); run; run = this.claimed.shift()) {
+      const lease = run.leaseUntil;
+      if (!lease) continue;
+      if (lease.getTime() - Date.now() > this.opts.leaseMs / 2) return run;
+      const renewed = await renewLease(run.id, lease, this.opts.leaseMs);
+      if (renewed) return { ...run, leaseUntil: renewed };
+    }
+    return null;
   }
 
   /** The throttles of the served functions (cached with them). */
@@ -584,7 +601,9 @@ export class Executor {
         wait: terminal ? null : (state.waits[0] ?? null),
         waits,
         resolved: terminal ? null : sql`nullif(${left}, '{}'::jsonb)`,
-        dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due,
+        // A run that keeps executing leaves `due_at` alone: it is indexed, and an unchanged indexed
+        // column lets PostgreSQL update the row in place (HOT) without touching every index.
+        ...(next.status === "running" ? {} : { dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due }),
         leaseUntil: next.status === "running" ? sql`now() + ${`${this.opts.leaseMs} milliseconds`}::interval` : null,
         ...(next.output !== undefined ? { output: next.output } : {}),
         ...(next.error !== undefined ? { error: next.error } : {}),
