@@ -14,7 +14,7 @@ import { backendEnv, postgresBackend, ROOT } from "./lib";
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
 
 async function measure(): Promise<void> {
-  const { inArray } = await import("drizzle-orm");
+  const { count, inArray } = await import("drizzle-orm");
   const { getDb, closeDb } = await import("@/db");
   const { wfRuns } = await import("@/db/schema");
   const { startHarness } = await import("../tests/workflows/harness");
@@ -28,8 +28,10 @@ async function measure(): Promise<void> {
   await h.serveFunctions([fn]);
   h.executor.start();
 
+  const profile = await startProfile();
   const sent = new Map<string, number>();
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   const t0 = Date.now();
   for (let i = 0; i < RUNS; i += 100) {
     const batch = Array.from({ length: Math.min(100, RUNS - i) }, (_, j) => ({ name: "bench/go", data: { i: i + j } }));
@@ -39,11 +41,13 @@ async function measure(): Promise<void> {
   }
   const db = await getDb();
   for (;;) {
-    const done = await db.select({ n: wfRuns.id }).from(wfRuns).where(inArray(wfRuns.status, ["completed", "failed"]));
-    if (done.length >= RUNS) break;
+    const [done] = await db.select({ n: count() }).from(wfRuns).where(inArray(wfRuns.status, ["completed", "failed"]));
+    if ((done?.n ?? 0) >= RUNS) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await profile?.stop();
   const runs = await db.select({ event: wfRuns.event, endedAt: wfRuns.endedAt, status: wfRuns.status }).from(wfRuns);
   const latencies = runs
     .map((r) => (r.endedAt?.getTime() ?? Date.now()) - (sent.get(r.event.id) ?? t0))
@@ -51,11 +55,34 @@ async function measure(): Promise<void> {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
   const failed = runs.filter((r) => r.status !== "completed").length;
   console.log(
-    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${(transport === "http" ? "http" : "in-process").padEnd(10)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}`,
+    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${(transport === "http" ? "http" : "in-process").padEnd(10)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}  process CPU ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2)} ms/run`,
   );
   await h.close();
   await floor(RUNS, Number(process.env.WORKFLOW_WORKERS ?? 4));
   await closeDb();
+}
+
+/**
+ * BENCH_CPU_PROF=<dir>: a CPU profile of this process covering the measured runs only (not the
+ * start, the migrations or the floor), written to <dir>/workflows-<backend>-<transport>.cpuprofile.
+ */
+async function startProfile(): Promise<{ stop(): Promise<void> } | null> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return null;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 500 });
+  await session.post("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await session.post("Profiler.stop");
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `workflows-${process.env.BENCH_BACKEND}-${process.env.BENCH_TRANSPORT ?? "in-process"}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { cron, type InngestFunction, NonRetriableError, RetryAfterError } from "inngest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -210,8 +211,10 @@ describe("events", () => {
   });
 
   test("a duplicate event id triggers once", async () => {
-    await h.client.send({ id: "dup-1", name: "t/dup", data: {} });
-    await h.client.send({ id: "dup-1", name: "t/dup", data: {} });
+    // A fresh id per test run: event ids are kept, and a reused database already has an old one.
+    const eventId = `dup-${randomUUID()}`;
+    await h.client.send({ id: eventId, name: "t/dup", data: {} });
+    await h.client.send({ id: eventId, name: "t/dup", data: {} });
     await waitForRun(id("dedupe"), (r) => r.status === "completed");
     await sleep(300);
     expect(await runsOf(id("dedupe"))).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { getDb, type Tx } from "@/db";
+import { type Db, getDb, type Tx } from "@/db";
 import { type WfStepRecord, type WfWait, wfRuns } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
 import { msUntil } from "./durations";
@@ -127,6 +127,34 @@ function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
+/**
+ * The save of a run that keeps executing with nothing pending (no waits, no outcomes to remove):
+ * the common write after each step, prepared once per database handle so it is not rebuilt on
+ * every call. Equivalent to the general `save` for that case.
+ */
+const SAVE_RUNNING = new WeakMap<Db, ReturnType<typeof prepareSaveRunning>>();
+
+function prepareSaveRunning(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  // JSON values are bound as text (JSON.stringify) and cast, as drizzle binds jsonb columns.
+  return db
+    .update(wfRuns)
+    .set({
+      steps: sql`${p("steps")}::jsonb`,
+      stack: sql`${p("stack")}::jsonb`,
+      stepAttempts: sql`${p("stepAttempts")}::jsonb`,
+      history: sql`${p("history")}::jsonb`,
+      attempt: sql`${p("attempt")}::integer`,
+      retryStep: sql`${p("retryStep")}::text`,
+      wait: null,
+      waits: null,
+      leaseUntil: sql`now() + ${p("leaseFor")}::interval`,
+    })
+    .where(and(eq(wfRuns.id, sql`${p("id")}::uuid`), eq(wfRuns.status, "running"), eq(wfRuns.leaseUntil, sql`${p("lease")}::timestamptz`)))
+    .returning({ leaseUntil: wfRuns.leaseUntil, resolved: wfRuns.resolved })
+    .prepare("wf_runs_save_running");
+}
+
 export class Executor {
   private readonly opts: Required<Omit<ExecutorOptions, "signingKey">> & { signingKey: string | null };
   private controller: AbortController | null = null;
@@ -141,6 +169,8 @@ export class Executor {
   private driving = 0;
   private cronCheckedAt = 0;
   private throttleCache: { served: Map<string, FunctionRow>; byId: Map<string, Throttle> } | null = null;
+  /** `serveUrl` without its fragment: calls append `fnId` and `stepId` to it. */
+  private readonly serveBase: string;
 
   constructor(options: ExecutorOptions) {
     this.opts = {
@@ -153,6 +183,11 @@ export class Executor {
       transport: "auto",
       ...options,
     };
+    const base = new URL(this.opts.serveUrl);
+    base.hash = "";
+    base.searchParams.delete("fnId");
+    base.searchParams.delete("stepId");
+    this.serveBase = base.toString();
   }
 
   get running(): boolean {
@@ -214,13 +249,15 @@ export class Executor {
    * while it is under way share its result).
    */
   private async take(): Promise<RunRow | null> {
-    const queued = this.claimed.shift();
+    const queued = await this.nextClaimed();
     if (queued) return queued;
     if (!this.claiming) {
       this.claiming = (async () => {
         const served = await this.servedFunctions();
         if (served.size === 0) return;
-        const wanted = Math.max(1, this.opts.workers - this.driving);
+        // While runs are backed up (the last claim was full), a whole batch: the workers that
+        // finish next take theirs from it instead of making a claim transaction each.
+        const wanted = this.moreDue ? this.opts.workers : Math.max(1, this.opts.workers - this.driving);
         const runs = await claimRuns(this.opts.leaseMs, [...served.keys()], wanted, this.throttles(served));
         this.moreDue = runs.length === wanted;
         this.claimed.push(...runs);
@@ -229,7 +266,22 @@ export class Executor {
       });
     }
     await this.claiming;
-    return this.claimed.shift() ?? null;
+    return this.nextClaimed();
+  }
+
+  /**
+   * The first run of the last batch no worker has taken yet. One that waited there for more than
+   * half its lease has it renewed first, and is dropped if the lease was lost meanwhile.
+   */
+  private async nextClaimed(): Promise<RunRow | null> {
+    for (let run = this.claimed.shift(); run; run = this.claimed.shift()) {
+      const lease = run.leaseUntil;
+      if (!lease) continue;
+      if (lease.getTime() - Date.now() > this.opts.leaseMs / 2) return run;
+      const renewed = await renewLease(run.id, lease, this.opts.leaseMs);
+      if (renewed) return { ...run, leaseUntil: renewed };
+    }
+    return null;
   }
 
   /** The throttles of the served functions (cached with them). */
@@ -528,18 +580,16 @@ export class Executor {
     };
     const canonical = canonicalJson(body);
     // Always this executor's own endpoint: a URL stored with the function is never called.
-    const url = new URL(this.opts.serveUrl);
-    url.searchParams.set("fnId", fn.id);
-    url.searchParams.set("stepId", stepId);
+    const url = `${this.serveBase}${this.serveBase.includes("?") ? "&" : "?"}fnId=${encodeURIComponent(fn.id)}&stepId=${encodeURIComponent(stepId)}`;
     const headers: Record<string, string> = {
       "Content-Type": "application/json",
       "X-Inngest-Server-Kind": this.opts.signingKey ? "cloud" : "dev",
       "X-Inngest-Req-Version": "2",
     };
     if (this.opts.signingKey) headers["X-Inngest-Signature"] = signBody(canonical, this.opts.signingKey);
-    const request = new Request(url, { method: "POST", headers, body: canonical, signal: AbortSignal.timeout(this.opts.callTimeoutMs) });
     const handler = this.opts.transport === "auto" ? serveHandler(this.opts.serveUrl) : null;
-    if (!handler) return fetch(request);
+    if (!handler) return fetch(new Request(url, { method: "POST", headers, body: canonical, signal: AbortSignal.timeout(this.opts.callTimeoutMs) }));
+    const request = new Request(url, { method: "POST", headers, body: canonical });
     // In-process: the same signed request, handed to the app's serve() handler.
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -563,6 +613,28 @@ export class Executor {
     tx?: Tx,
   ): Promise<boolean> {
     const db = tx ?? (await getDb());
+    if (!tx && next.status === "running" && state.consumed.length === 0 && state.waits.length === 0) {
+      let prepared = SAVE_RUNNING.get(db);
+      if (!prepared) {
+        prepared = prepareSaveRunning(db);
+        SAVE_RUNNING.set(db, prepared);
+      }
+      const [row] = await prepared.execute({
+        id: run.id,
+        lease: state.lease.toISOString(),
+        leaseFor: `${this.opts.leaseMs} milliseconds`,
+        steps: JSON.stringify(state.steps),
+        stack: JSON.stringify(state.stack),
+        stepAttempts: JSON.stringify(state.stepAttempts),
+        history: JSON.stringify(state.history),
+        attempt: state.attempt,
+        retryStep: state.retryStep,
+      });
+      if (!row) return false;
+      if (row.leaseUntil) state.lease = row.leaseUntil;
+      this.absorb(state, row.resolved);
+      return true;
+    }
     const terminal = next.status === "completed" || next.status === "failed";
     // Outcomes that arrived for pending waits since the claim stay in `resolved` until memoized
     // here: this write removes the ones memoized, keeps waits that were resolved meanwhile out of
@@ -584,7 +656,9 @@ export class Executor {
         wait: terminal ? null : (state.waits[0] ?? null),
         waits,
         resolved: terminal ? null : sql`nullif(${left}, '{}'::jsonb)`,
-        dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due,
+        // A run that keeps executing leaves `due_at` alone: it is indexed, and an unchanged indexed
+        // column lets PostgreSQL update the row in place (HOT) without touching every index.
+        ...(next.status === "running" ? {} : { dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due }),
         leaseUntil: next.status === "running" ? sql`now() + ${`${this.opts.leaseMs} milliseconds`}::interval` : null,
         ...(next.output !== undefined ? { output: next.output } : {}),
         ...(next.error !== undefined ? { error: next.error } : {}),
