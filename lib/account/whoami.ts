@@ -10,10 +10,15 @@ import { env } from "@/lib/env";
 import { orgGeneration } from "@/lib/core/changes";
 import { organizationsFromJson, organizationsOfUserJson } from "@/lib/organizations/service";
 
+/** The calendar month (UTC) `now` falls in; the last one computed is kept (it changes once a month). */
+let lastPeriod: { from: number; until: number; period: { start: string; end: string } } | null = null;
 function currentPeriod(now: Date): { start: string; end: string } {
+  const t = now.getTime();
+  if (lastPeriod && t >= lastPeriod.from && t < lastPeriod.until) return lastPeriod.period;
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  return { start: start.toISOString(), end: end.toISOString() };
+  lastPeriod = { from: start.getTime(), until: end.getTime(), period: { start: start.toISOString(), end: end.toISOString() } };
+  return lastPeriod.period;
 }
 
 /**
