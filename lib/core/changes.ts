@@ -11,28 +11,33 @@ const MAX_ORGS = 10_000;
 
 interface Generations {
   byOrg: Map<string, number>;
-  /** What an organization not in `byOrg` is at: above every value handed out before a reset. */
-  base: number;
+  /** The last value handed out: every change takes the next one, whatever its organization. */
+  counter: number;
+  /** What an organization not in `byOrg` is at: the counter when `byOrg` was last emptied. */
+  floor: number;
 }
 
 function state(): Generations {
   const holder = globalThis as unknown as Record<symbol, Generations | undefined>;
-  return (holder[KEY] ??= { byOrg: new Map(), base: 0 });
+  return (holder[KEY] ??= { byOrg: new Map(), counter: 0, floor: 0 });
 }
 
 /** The organization's current generation. */
 export function orgGeneration(orgId: string): number {
   const s = state();
-  return s.byOrg.get(orgId) ?? s.base;
+  return s.byOrg.get(orgId) ?? s.floor;
 }
 
-/** Something in the organization changed and committed. */
+/**
+ * Something in the organization changed and committed. Past `MAX_ORGS` organizations the map is
+ * emptied: every organization then reads as the floor, which no value read before a later change
+ * can equal, so no stale read is kept.
+ */
 export function noteOrgChange(orgId: string): void {
   const s = state();
-  const next = orgGeneration(orgId) + 1;
   if (s.byOrg.size >= MAX_ORGS && !s.byOrg.has(orgId)) {
-    s.base = Math.max(next, ...s.byOrg.values()) + 1;
+    s.floor = s.counter;
     s.byOrg.clear();
   }
-  s.byOrg.set(orgId, Math.max(next, s.base));
+  s.byOrg.set(orgId, ++s.counter);
 }
