@@ -2,7 +2,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "db/migrations/**", "test-results/**", "playwright-report/**", "sdk/schema.ts"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "next-env.d.ts",
+      "db/migrations/**",
+      "test-results/**",
+      "playwright-report/**",
+      "sdk/schema.ts",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -31,10 +42,21 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["@/db", "@/db/*", "**/db", "**/db/*"], message: "app/ and components/ call operations and services in lib/, never db/." },
+            {
+              group: ["@/db", "@/db/*", "**/db", "**/db/*"],
+              message: "app/ and components/ call operations and services in lib/, never db/.",
+            },
             // A database handle re-exported through lib/ (the old lib/console/database.ts) is the same loophole.
-            { group: ["@/**", "./**", "../**"], importNames: ["getDb"], message: "app/ and components/ never hold a database handle; call an operation (ctx.invoke) or a lib/console read." },
-            { group: ["@/app/**/actions", "**/app/**/actions"], message: "Server actions live in lib/console/actions/; components never import app/." },
+            {
+              group: ["@/**", "./**", "../**"],
+              importNames: ["getDb"],
+              message:
+                "app/ and components/ never hold a database handle; call an operation (ctx.invoke) or a lib/console read.",
+            },
+            {
+              group: ["@/app/**/actions", "**/app/**/actions"],
+              message: "Server actions live in lib/console/actions/; components never import app/.",
+            },
           ],
         },
       ],
@@ -49,16 +71,30 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          paths: [{ name: "next/server", message: "lib/core and the domains never see HTTP types; adapters (lib/http, lib/console) do." }],
-          patterns: [{ group: ["next", "next/*", "next-auth", "next-auth/*"], message: "lib/core and the domains are transport-free; adapters (lib/http, lib/console) use Next.js." }],
+          paths: [
+            {
+              name: "next/server",
+              message: "lib/core and the domains never see HTTP types; adapters (lib/http, lib/console) do.",
+            },
+          ],
+          patterns: [
+            {
+              group: ["next", "next/*", "next-auth", "next-auth/*"],
+              message: "lib/core and the domains are transport-free; adapters (lib/http, lib/console) use Next.js.",
+            },
+          ],
         },
       ],
       "@typescript-eslint/no-restricted-types": [
         "error",
         {
           types: {
-            Request: { message: "Operations take typed input, never a Request; the HTTP adapter (lib/http) reads requests." },
-            Response: { message: "Operations return data, never a Response; the HTTP adapter (lib/http) writes responses." },
+            Request: {
+              message: "Operations take typed input, never a Request; the HTTP adapter (lib/http) reads requests.",
+            },
+            Response: {
+              message: "Operations return data, never a Response; the HTTP adapter (lib/http) writes responses.",
+            },
           },
         },
       ],
@@ -80,8 +116,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|lib/channels/definitions$|db/schema/[\\w-]+$)",
-              message: "contracts.ts may import only zod, lib/core/*, other contracts.ts and enum constants (services and db clients stay out).",
+              regex:
+                "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|lib/channels/definitions$|db/schema/[\\w-]+$)",
+              message:
+                "contracts.ts may import only zod, lib/core/*, other contracts.ts and enum constants (services and db clients stay out).",
             },
             { group: ["next", "next/*", "next-auth", "next-auth/*"], message: "Contracts are transport-free." },
           ],
@@ -91,7 +129,16 @@ export default tseslint.config(
   },
   {
     // Entry points load the environment before the typed module parses it.
-    files: ["lib/env.ts", "server.ts", "cli/**/*.ts", "tests/**/*.ts", "bench/**/*.ts", "*.config.ts", "*.config.js", "e2e/**/*.ts"],
+    files: [
+      "lib/env.ts",
+      "server.ts",
+      "cli/**/*.ts",
+      "tests/**/*.ts",
+      "bench/**/*.ts",
+      "*.config.ts",
+      "*.config.js",
+      "e2e/**/*.ts",
+    ],
     rules: { "no-restricted-syntax": "off" },
   },
   {

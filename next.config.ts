@@ -4,7 +4,15 @@ const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
   // esbuild (a native binary) and quickjs-emscripten (WebAssembly) are loaded by the template sandbox from node_modules.
   // The MCP SDK (lib/mcp) is loaded from node_modules as published rather than bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres", "@node-rs/argon2", "esbuild", "quickjs-emscripten", "undici", "@modelcontextprotocol/sdk"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "postgres",
+    "@node-rs/argon2",
+    "esbuild",
+    "quickjs-emscripten",
+    "undici",
+    "@modelcontextprotocol/sdk",
+  ],
   poweredByHeader: false,
   // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...). The CSP is
   // left off `/files/`, `/storage/`, `/d/` and `/s/` (user content and share pages): a header set here replaces the route's own, and those routes set
@@ -12,7 +20,10 @@ const nextConfig: NextConfig = {
   headers: () =>
     Promise.resolve([
       { source: "/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }] },
-      { source: "/((?!files/|storage/|d/|s/).*)", headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
+      {
+        source: "/((?!files/|storage/|d/|s/).*)",
+        headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }],
+      },
     ]),
   typedRoutes: false,
   experimental: {

@@ -24,21 +24,46 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
   },
   projects: [
     // The first run of the fresh install: the owner, the organization, a key, inboxes and a message.
     { name: "setup", testMatch: /\.setup\.ts$/, use: { ...devices["Desktop Chrome"], channel: undefined } },
-    { name: "chromium", testIgnore: /(phone|dark)\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined } },
+    {
+      name: "chromium",
+      testIgnore: /(phone|dark)\.spec\.ts/,
+      dependencies: ["setup"],
+      use: { ...devices["Desktop Chrome"], channel: undefined },
+    },
     // Dark mode (prefers-color-scheme: dark), axe on every page.
-    { name: "dark", testMatch: /dark\.spec\.ts/, dependencies: ["setup"], use: { ...devices["Desktop Chrome"], channel: undefined, colorScheme: "dark" } },
+    {
+      name: "dark",
+      testMatch: /dark\.spec\.ts/,
+      dependencies: ["setup"],
+      use: { ...devices["Desktop Chrome"], channel: undefined, colorScheme: "dark" },
+    },
     // Phone width (390×844), signed in as the setup's owner.
     {
       name: "phone",
       testMatch: /phone\.spec\.ts/,
       dependencies: ["setup"],
-      use: { ...devices["Desktop Chrome"], channel: undefined, viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true },
+      use: {
+        ...devices["Desktop Chrome"],
+        channel: undefined,
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 3,
+        isMobile: true,
+        hasTouch: true,
+      },
     },
   ],
   webServer: {

@@ -28,7 +28,10 @@ if (process.env.PORT === "0") {
 if (cluster.isPrimary) {
   const { env, publicBaseUrl } = await import("./lib/env");
   if (env.APP_PROCESSES > 1) {
-    if (dev) throw new Error("APP_PROCESSES > 1 runs the production build: npm run build, then npm start (Next.js development servers cannot share a build directory).");
+    if (dev)
+      throw new Error(
+        "APP_PROCESSES > 1 runs the production build: npm run build, then npm start (Next.js development servers cannot share a build directory).",
+      );
     const { runClusterPrimary } = await import("./lib/runtime/cluster");
     // Workers get this server's public URL: their own INTERNAL_URL (below) must not become it.
     process.exit(await runClusterPrimary(env.APP_PROCESSES, { PUBLIC_BASE_URL: publicBaseUrl() }));
@@ -63,7 +66,10 @@ const { default: next } = await import("next");
 
 try {
   const handle = await getDbHandle();
-  log.info("database ready", { kind: handle.kind, dir: handle.kind === "pglite" ? (pgliteDir() ?? "memory") : undefined });
+  log.info("database ready", {
+    kind: handle.kind,
+    dir: handle.kind === "pglite" ? (pgliteDir() ?? "memory") : undefined,
+  });
 } catch (err) {
   if (err instanceof DataDirLockedError) {
     log.error(err.message);
@@ -82,13 +88,21 @@ const nextHandler = app.getRequestHandler();
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const forwarded = req.headers["x-forwarded-for"];
-  const ip = resolveClientIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, env.TRUST_PROXY);
+  const ip = resolveClientIp(
+    req.socket.remoteAddress,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    env.TRUST_PROXY,
+  );
   stampClientIp(req.headers, ip);
   // Next.js answers a path that does not percent-decode with a bare text 500 before any route
   // runs; refuse it here, in the API's error envelope, for every path.
   const badPath = malformedPath(req.url ?? "/");
   if (badPath) {
-    res.writeHead(badPath.status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": newRequestId() });
+    res.writeHead(badPath.status, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Request-Id": newRequestId(),
+    });
     res.end(JSON.stringify(badPath.toBody()));
     return;
   }
@@ -96,7 +110,11 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     log.error("request failed outside the API kernel", errorFields(err));
     if (!res.headersSent) {
       res.writeHead(500, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: "" } }));
+      res.end(
+        JSON.stringify({
+          error: { type: "api_error", code: "internal_error", message: "An unexpected error occurred.", param: "" },
+        }),
+      );
     }
   });
 }
@@ -109,7 +127,9 @@ await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve))
 // starts its workers (unless Inngest itself is configured).
 try {
   const executor = await startEmbeddedExecutor(serveUrl());
-  log.info(executor ? "embedded workflow executor started" : "workflows run on Inngest", { workers: executor ? env.WORKFLOW_WORKERS : 0 });
+  log.info(executor ? "embedded workflow executor started" : "workflows run on Inngest", {
+    workers: executor ? env.WORKFLOW_WORKERS : 0,
+  });
 } catch (err) {
   log.error("workflow executor failed to start", errorFields(err));
 }
@@ -117,7 +137,9 @@ try {
 // them, at once), then takes over entries whose lease expires.
 await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed to start", errorFields(err)));
 // Webhook delivery: the dispatcher's loops (deliveries a dead process was making are made again).
-await startWebhookDispatcher().catch((err: unknown) => log.error("webhook dispatcher failed to start", errorFields(err)));
+await startWebhookDispatcher().catch((err: unknown) =>
+  log.error("webhook dispatcher failed to start", errorFields(err)),
+);
 // Residency: publish the subprocessor list the configuration implies (a change is a new version
 // and subprocessor.changed for every organization).
 await import("./lib/compliance/residency")
@@ -141,7 +163,11 @@ const smtp =
       })
     : null;
 if (smtp) log.info("SMTP receiver listening", { host: env.SMTP_HOST, port: smtp.port });
-log.info("server listening", { url: `http://${env.HOST}:${env.PORT}`, mode: dev ? "development" : "production", ...(ownServer ? { worker: cluster.worker?.id, pid: process.pid } : {}) });
+log.info("server listening", {
+  url: `http://${env.HOST}:${env.PORT}`,
+  mode: dev ? "development" : "production",
+  ...(ownServer ? { worker: cluster.worker?.id, pid: process.pid } : {}),
+});
 if (cluster.isWorker) process.send?.(READY_MESSAGE);
 
 let stopping = false;

@@ -29,16 +29,30 @@ async function measure(): Promise<void> {
   const members = Number(process.env.BENCH_MEMBERS ?? (backend === "postgres" ? 100_000 : 10_000));
   const db = await getDb();
   const api = async <T>(secret: string, method: string, url: string, body?: unknown): Promise<T> => {
-    const res = await dispatch(new Request(`http://localhost${url}`, { method, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const res = await dispatch(
+      new Request(`http://localhost${url}`, {
+        method,
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
     const json = (await res.json()) as T;
     if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
   const org = await bootstrap(db, { email: `bench-${Date.now()}@example.test`, orgName: "Broadcast bench" });
-  const { inbox } = await api<{ inbox: { id: string; address: string } }>(org.secret, "POST", "/v1/inboxes", { address: `bench-${Date.now()}@svc.localhost` });
-  const { list: audience } = await api<{ list: { id: string } }>(org.secret, "POST", "/v1/audiences", { name: "Bench" });
+  const { inbox } = await api<{ inbox: { id: string; address: string } }>(org.secret, "POST", "/v1/inboxes", {
+    address: `bench-${Date.now()}@svc.localhost`,
+  });
+  const { list: audience } = await api<{ list: { id: string } }>(org.secret, "POST", "/v1/audiences", {
+    name: "Bench",
+  });
   for (let i = 0; i < members; i += 2000) {
-    await api(org.secret, "POST", `/v1/audiences/${audience.id}/members`, { members: Array.from({ length: Math.min(2000, members - i) }, (_, j) => ({ email: `m${String(i + j).padStart(7, "0")}@example.com` })) });
+    await api(org.secret, "POST", `/v1/audiences/${audience.id}/members`, {
+      members: Array.from({ length: Math.min(2000, members - i) }, (_, j) => ({
+        email: `m${String(i + j).padStart(7, "0")}@example.com`,
+      })),
+    });
   }
 
   // Floor: the same number of message rows, plain batched INSERTs.
@@ -71,12 +85,19 @@ async function measure(): Promise<void> {
   h.executor.start();
   await startOutboxRelay();
   const started = performance.now();
-  const queued = await api<{ id: string }>(org.secret, "POST", `/v1/audiences/${audience.id}/send`, { inboxId: inbox.id, subject: "Bench", text: "Hello from the benchmark" });
+  const queued = await api<{ id: string }>(org.secret, "POST", `/v1/audiences/${audience.id}/send`, {
+    inboxId: inbox.id,
+    subject: "Bench",
+    text: "Hello from the benchmark",
+  });
   const id = broadcastUuid(queued.id) ?? "";
   let madeAt = 0;
   for (;;) {
     const [r] = await db
-      .select({ made: sql<number>`count(*)`.mapWith(Number), sent: sql<number>`count(*) filter (where ${messages.status} = 'sent')`.mapWith(Number) })
+      .select({
+        made: sql<number>`count(*)`.mapWith(Number),
+        sent: sql<number>`count(*) filter (where ${messages.status} = 'sent')`.mapWith(Number),
+      })
       .from(messages)
       .where(eq(messages.broadcastId, id));
     if (!madeAt && (r?.made ?? 0) >= members) madeAt = performance.now();
@@ -108,7 +129,11 @@ if (process.env.BENCH_BACKEND) {
       OUTBOX_DIR: path.join(dataDir, "outbox"),
       INNGEST_SIGNING_KEY: "signkey-bench-00112233445566778899aabbccddeeff",
     };
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/broadcast.ts"], { cwd: ROOT, env, stdio: "inherit" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/broadcast.ts"], {
+      cwd: ROOT,
+      env,
+      stdio: "inherit",
+    });
     if (r.status !== 0) process.exitCode = 1;
   }
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -19,9 +19,15 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 const db = await getDb();
 const email = `bench-${randomUUID().slice(0, 8)}@example.test`;
 const user = await registerUser(db, { email, password: "bench password 123" });
-const { organization } = await newOrganization(db, { userId: user.id, email, actor: `user:${user.id}`, ip: null }, { name: "Console bench" });
+const { organization } = await newOrganization(
+  db,
+  { userId: user.id, email, actor: `user:${user.id}`, ip: null },
+  { name: "Console bench" },
+);
 const principal = consolePrincipal({ orgId: organization.id, userId: user.id, role: "owner" });
-const { inbox } = await createInbox(db, principal, { address: `bench-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}` });
+const { inbox } = await createInbox(db, principal, {
+  address: `bench-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}`,
+});
 
 const start = Date.now() - ROWS * 60_000;
 for (let offset = 0; offset < ROWS; offset += 1000) {
@@ -30,7 +36,19 @@ for (let offset = 0; offset < ROWS; offset += 1000) {
     const at = new Date(start + n * 60_000);
     return { threadId: uuidv7(), messageId: uuidv7(), n, at };
   });
-  await db.insert(threads).values(batch.map((b) => ({ id: b.threadId, orgId: organization.id, inboxId: inbox.id, subject: `Bench thread ${b.n}`, messageCount: 1, lastMessageAt: b.at, createdAt: b.at })));
+  await db
+    .insert(threads)
+    .values(
+      batch.map((b) => ({
+        id: b.threadId,
+        orgId: organization.id,
+        inboxId: inbox.id,
+        subject: `Bench thread ${b.n}`,
+        messageCount: 1,
+        lastMessageAt: b.at,
+        createdAt: b.at,
+      })),
+    );
   await db.insert(messages).values(
     batch.map((b) => ({
       id: b.messageId,
@@ -59,4 +77,11 @@ for (let offset = 0; offset < ROWS; offset += 1000) {
 const name = "authjs.session-token";
 const token = await encode({ token: { sub: user.id, email }, secret: await authSecret(db), salt: name, maxAge: 3600 });
 await closeDb();
-console.log(JSON.stringify({ cookie: `${name}=${token}; svc_org=${organization.id}`, orgId: organization.id, inboxId: inbox.id, rows: ROWS }));
+console.log(
+  JSON.stringify({
+    cookie: `${name}=${token}; svc_org=${organization.id}`,
+    orgId: organization.id,
+    inboxId: inbox.id,
+    rows: ROWS,
+  }),
+);

@@ -25,16 +25,21 @@ async function benchBackend(backend: Backend): Promise<void> {
     maxBuffer: 1 << 20,
   });
   const seed = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { cookie: string; rows: number };
-  console.log(`${backend.name}: seeded ${seed.rows} threads and messages in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  console.log(
+    `${backend.name}: seeded ${seed.rows} threads and messages in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+  );
   const server = await startServer(backend, backend.name === "pglite" ? { PGLITE_DIR: pglite } : {});
   try {
     for (const page of ["/threads", "/messages"]) {
       const get = () => fetch(`${server.url}${page}`, { headers: { cookie: seed.cookie }, redirect: "manual" });
       const first = await get();
       const html = await first.text();
-      if (first.status !== 200 || !html.includes("Bench thread")) throw new Error(`${page} did not render the seeded rows (status ${first.status})`);
+      if (first.status !== 200 || !html.includes("Bench thread"))
+        throw new Error(`${page} did not render the seeded rows (status ${first.status})`);
       await drive(CONCURRENCY, 20, get);
-      console.log(formatRow(`${backend.name}  GET ${page} (${seed.rows} rows)`, await drive(CONCURRENCY, REQUESTS, get)));
+      console.log(
+        formatRow(`${backend.name}  GET ${page} (${seed.rows} rows)`, await drive(CONCURRENCY, REQUESTS, get)),
+      );
     }
   } finally {
     await server.stop();
@@ -42,7 +47,9 @@ async function benchBackend(backend: Backend): Promise<void> {
   }
 }
 
-console.log(`console benchmark: ${REQUESTS} page renders per list, ${CONCURRENCY} concurrent clients, production build`);
+console.log(
+  `console benchmark: ${REQUESTS} page renders per list, ${CONCURRENCY} concurrent clients, production build`,
+);
 await benchBackend({ name: "pglite" });
 const pg = await postgresBackend();
 if (pg) await benchBackend(pg);

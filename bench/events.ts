@@ -24,7 +24,16 @@ async function measure(): Promise<void> {
   const db = await getDb();
   const boot = await bootstrap(db, { email: `bench-${Date.now()}@example.test`, orgName: "Bench" });
   const orgId = boot.organization.id;
-  const principal = { orgId, userId: boot.user.id, apiKeyId: boot.apiKey.id, scopes: expandScopes(["admin"]), inboxIds: null, actor: "bench", ip: null, requestId: null };
+  const principal = {
+    orgId,
+    userId: boot.user.id,
+    apiKeyId: boot.apiKey.id,
+    scopes: expandScopes(["admin"]),
+    inboxIds: null,
+    actor: "bench",
+    ip: null,
+    requestId: null,
+  };
 
   // Seed the ledger in bulk (the benchmark measures reading, not appending).
   await db.execute(sql`
@@ -46,14 +55,18 @@ async function measure(): Promise<void> {
   }
   const seconds = (performance.now() - t0) / 1000;
   const name = (process.env.BENCH_BACKEND ?? "").padEnd(9);
-  console.log(`${name} paging   ${read} events in ${seconds.toFixed(2)} s  ${(read / seconds).toFixed(0).padStart(8)} events/s`);
+  console.log(
+    `${name} paging   ${read} events in ${seconds.toFixed(2)} s  ${(read / seconds).toFixed(0).padStart(8)} events/s`,
+  );
 
   const latencies: number[] = [];
   for (let i = 0; i < WAKES; i++) {
     const head = (await readEvents(db, principal, { ...base, tail: true })).pagination.nextCursor ?? undefined;
     const waiting = readEvents(db, principal, { ...base, since: head, wait: 5 });
     await new Promise((r) => setTimeout(r, 5));
-    await db.transaction((tx) => appendEvent(tx, { orgId, type: "message.sent", partitionKey: "inbox:wake", data: { i } }));
+    await db.transaction((tx) =>
+      appendEvent(tx, { orgId, type: "message.sent", partitionKey: "inbox:wake", data: { i } }),
+    );
     const appended = performance.now();
     const page = await waiting;
     if (page.data.length !== 1) throw new Error("long-poll returned the wrong page");
@@ -61,7 +74,9 @@ async function measure(): Promise<void> {
   }
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  console.log(`${name} long-poll wake (commit → page)  ${WAKES} wakes  p50 ${pct(50).toFixed(2)} ms  p99 ${pct(99).toFixed(2)} ms`);
+  console.log(
+    `${name} long-poll wake (commit → page)  ${WAKES} wakes  p50 ${pct(50).toFixed(2)} ms  p99 ${pct(99).toFixed(2)} ms`,
+  );
   await closeDb();
 }
 
@@ -72,7 +87,11 @@ if (process.env.BENCH_BACKEND) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ev-"));
   const backends = [{ name: "pglite" as const }, ...[await postgresBackend()].filter((b) => b !== null)];
   for (const backend of backends) {
-    const env: NodeJS.ProcessEnv = { ...backendEnv(backend, path.join(dataDir, backend.name)), NODE_ENV: "test", BENCH_BACKEND: backend.name };
+    const env: NodeJS.ProcessEnv = {
+      ...backendEnv(backend, path.join(dataDir, backend.name)),
+      NODE_ENV: "test",
+      BENCH_BACKEND: backend.name,
+    };
     const r = spawnSync(process.execPath, ["--import", "tsx", "bench/events.ts"], { cwd: ROOT, env, stdio: "inherit" });
     if (r.status !== 0) process.exitCode = 1;
   }

@@ -27,10 +27,15 @@ async function measure(): Promise<void> {
   const db = await getDb();
 
   // Floor: the same rows, plain batched INSERTs (a fan-out row of its own to reference).
-  const floor = await db.transaction((tx) => startFanout(tx, { kind: "synthetic", params: { total: 0 }, chunkSize: CHUNK }));
+  const floor = await db.transaction((tx) =>
+    startFanout(tx, { kind: "synthetic", params: { total: 0 }, chunkSize: CHUNK }),
+  );
   const floorStarted = performance.now();
   for (let i = 0; i < ROWS; i += CHUNK) {
-    const members = Array.from({ length: Math.min(CHUNK, ROWS - i) }, (_, j) => ({ key: `m${String(i + j + 1).padStart(7, "0")}`, data: { n: i + j + 1 } }));
+    const members = Array.from({ length: Math.min(CHUNK, ROWS - i) }, (_, j) => ({
+      key: `m${String(i + j + 1).padStart(7, "0")}`,
+      data: { n: i + j + 1 },
+    }));
     await db.transaction((tx) => insertRows(tx, floor.id, members));
   }
   const floorRate = ROWS / ((performance.now() - floorStarted) / 1000);
@@ -39,7 +44,9 @@ async function measure(): Promise<void> {
   await h.serveApp(inngest, functions);
   h.executor.start();
   const started = performance.now();
-  const run = await db.transaction((tx) => startFanout(tx, { kind: "synthetic", params: { total: ROWS }, chunkSize: CHUNK }));
+  const run = await db.transaction((tx) =>
+    startFanout(tx, { kind: "synthetic", params: { total: ROWS }, chunkSize: CHUNK }),
+  );
   await run.afterCommit();
   for (;;) {
     const [f] = await db.select().from(fanouts).where(eq(fanouts.id, run.id));

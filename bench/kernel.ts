@@ -9,7 +9,16 @@
  *   npm run build && npm run bench:kernel            # BENCH_REQUESTS=5000 BENCH_CONCURRENCY=32 BENCH_PROCESSES=2
  *   BENCH_SKIP_PGLITE=1 npm run bench:kernel         # only the PostgreSQL rows (1 and BENCH_PROCESSES processes)
  */
-import { type Backend, bootstrapKey, drive, formatRow, type LoadResult, postgresBackend, startServer, wrkDrive } from "./lib";
+import {
+  type Backend,
+  bootstrapKey,
+  drive,
+  formatRow,
+  type LoadResult,
+  postgresBackend,
+  startServer,
+  wrkDrive,
+} from "./lib";
 
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -28,10 +37,19 @@ async function benchBackend(backend: Backend, processes = 1): Promise<Figures> {
     await drive(CONCURRENCY, 500 * processes, whoami);
     await drive(CONCURRENCY, 500 * processes, health);
     const label = `${backend.name}${processes > 1 ? ` ×${processes}` : ""}`;
-    const result: Figures = { whoami: await drive(CONCURRENCY, TOTAL, whoami), health: await drive(CONCURRENCY, TOTAL, health), wrk: null };
+    const result: Figures = {
+      whoami: await drive(CONCURRENCY, TOTAL, whoami),
+      health: await drive(CONCURRENCY, TOTAL, health),
+      wrk: null,
+    };
     console.log(formatRow(`${label}  GET /v1/whoami`, result.whoami));
     console.log(formatRow(`${label}  GET /healthz (no auth)`, result.health));
-    const w = await wrkDrive(`${server.url}/v1/whoami`, { Authorization: `Bearer ${secret}` }, WRK_SECONDS, CONCURRENCY);
+    const w = await wrkDrive(
+      `${server.url}/v1/whoami`,
+      { Authorization: `Bearer ${secret}` },
+      WRK_SECONDS,
+      CONCURRENCY,
+    );
     const h = w && (await wrkDrive(`${server.url}/healthz`, {}, WRK_SECONDS, CONCURRENCY));
     if (w && h) {
       result.wrk = { whoami: w, health: h };

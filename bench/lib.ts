@@ -12,7 +12,13 @@ const TS = ["--import", "tsx"];
 export type Backend = { name: "pglite" } | { name: "postgres"; url: string };
 
 export function backendEnv(backend: Backend, dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", RATE_LIMIT_PER_MINUTE: "100000000" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    NEXT_TELEMETRY_DISABLED: "1",
+    RATE_LIMIT_PER_MINUTE: "100000000",
+  };
   delete env.DATABASE_URL;
   if (backend.name === "postgres") env.DATABASE_URL = backend.url;
   else env.PGLITE_DIR = dataDir;
@@ -34,7 +40,16 @@ export async function startServer(backend: Backend, extraEnv: Record<string, str
   const port = 3400 + Math.floor(Math.random() * 500);
   const child: ChildProcess = spawn(NODE, [...TS, "server.ts"], {
     cwd: ROOT,
-    env: { ...env, SMTP_PORT: "0", ...extraEnv, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", OUTBOX_DIR: path.join(dataDir, "outbox"), STORAGE_DIR: path.join(dataDir, "storage") },
+    env: {
+      ...env,
+      SMTP_PORT: "0",
+      ...extraEnv,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      STORAGE_DIR: path.join(dataDir, "storage"),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -64,10 +79,14 @@ export async function startServer(backend: Backend, extraEnv: Record<string, str
 
 /** Runs `svc bootstrap` against the server's database (over its control socket on PGlite). */
 export async function bootstrapKey(server: RunningServer): Promise<string> {
-  const { stdout } = await promisify(execFile)(NODE, [...TS, "cli/svc.ts", "bootstrap", "--email", `bench-${Date.now()}@example.test`, "--org", "Bench", "--json"], {
-    cwd: ROOT,
-    env: server.env,
-  });
+  const { stdout } = await promisify(execFile)(
+    NODE,
+    [...TS, "cli/svc.ts", "bootstrap", "--email", `bench-${Date.now()}@example.test`, "--org", "Bench", "--json"],
+    {
+      cwd: ROOT,
+      env: server.env,
+    },
+  );
   return (JSON.parse(stdout) as { secret: string }).secret;
 }
 
@@ -104,7 +123,14 @@ export async function drive(concurrency: number, total: number, once: () => Prom
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
 }
 
 export function formatRow(label: string, r: LoadResult): string {
@@ -142,8 +168,20 @@ function wrkMs(value: string): number {
  * when the client shares the machine's cores with the server), `concurrency` connections; null
  * when wrk is not installed.
  */
-export async function wrkDrive(url: string, headers: Record<string, string>, seconds: number, concurrency: number): Promise<LoadResult | null> {
-  const args = ["-t2", `-c${concurrency}`, `-d${seconds}s`, "--latency", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+export async function wrkDrive(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  concurrency: number,
+): Promise<LoadResult | null> {
+  const args = [
+    "-t2",
+    `-c${concurrency}`,
+    `-d${seconds}s`,
+    "--latency",
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
+    url,
+  ];
   let stdout: string;
   try {
     ({ stdout } = await promisify(execFile)("wrk", args));

@@ -26,23 +26,44 @@ const dns = await startDnsServer(DNS_PORT);
 
 async function benchBackend(backend: Backend): Promise<void> {
   const smtpPort = 2600 + Math.floor(Math.random() * 300);
-  const server = await startServer(backend, { SMTP_PORT: String(smtpPort), SMTP_MAX_BYTES: "1048576", DNS_SERVERS: `127.0.0.1:${DNS_PORT}` });
+  const server = await startServer(backend, {
+    SMTP_PORT: String(smtpPort),
+    SMTP_MAX_BYTES: "1048576",
+    DNS_SERVERS: `127.0.0.1:${DNS_PORT}`,
+  });
   try {
     const secret = await bootstrapKey(server);
     const auth = { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" };
-    const created = await fetch(`${server.url}/v1/inboxes`, { method: "POST", headers: auth, body: JSON.stringify({ address: `bench-${Date.now()}@svc.localhost` }) });
+    const created = await fetch(`${server.url}/v1/inboxes`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ address: `bench-${Date.now()}@svc.localhost` }),
+    });
     const inbox = ((await created.json()) as { inbox: { id: string; address: string } }).inbox;
     let n = 0;
     const sendOne = () =>
       fetch(`${server.url}/v1/messages`, {
         method: "POST",
         headers: auth,
-        body: JSON.stringify({ inboxId: inbox.id, to: `reader${n++}@example.com`, subject: "Benchmark", text: "Hello from the benchmark." }),
+        body: JSON.stringify({
+          inboxId: inbox.id,
+          to: `reader${n++}@example.com`,
+          subject: "Benchmark",
+          text: "Hello from the benchmark.",
+        }),
       });
     await drive(CONCURRENCY, 100, sendOne);
     console.log(formatRow(`${backend.name}  POST /v1/messages`, await drive(CONCURRENCY, TOTAL, sendOne)));
 
-    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 8, maxMessages: Infinity });
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 8,
+      maxMessages: Infinity,
+    });
     const latencies: number[] = [];
     const started = performance.now();
     let sent = 0;
@@ -51,7 +72,12 @@ async function benchBackend(backend: Backend): Promise<void> {
         while (sent < SMTP_TOTAL) {
           sent++;
           const t0 = performance.now();
-          await transport.sendMail({ from: "sender@example.org", to: inbox.address, subject: `inbound ${sent}`, text: "An inbound benchmark message." });
+          await transport.sendMail({
+            from: "sender@example.org",
+            to: inbox.address,
+            subject: `inbound ${sent}`,
+            text: "An inbound benchmark message.",
+          });
           latencies.push(performance.now() - t0);
         }
       }),
@@ -68,7 +94,9 @@ async function benchBackend(backend: Backend): Promise<void> {
   }
 }
 
-console.log(`send benchmark: ${TOTAL} sends with ${CONCURRENCY} clients, ${SMTP_TOTAL} inbound SMTP messages, production build`);
+console.log(
+  `send benchmark: ${TOTAL} sends with ${CONCURRENCY} clients, ${SMTP_TOTAL} inbound SMTP messages, production build`,
+);
 await benchBackend({ name: "pglite" });
 const pg = await postgresBackend();
 if (pg) await benchBackend(pg);

@@ -40,7 +40,9 @@ function stats(samples: number[]): { p50: number; p99: number } {
 const ms = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
 function row(engine: string, what: string, samples: number[], note = ""): void {
   const { p50, p99 } = stats(samples);
-  console.log(`${engine.padEnd(12)} ${what.padEnd(14)} n=${String(samples.length).padEnd(5)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}  ${note}`);
+  console.log(
+    `${engine.padEnd(12)} ${what.padEnd(14)} n=${String(samples.length).padEnd(5)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}  ${note}`,
+  );
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -72,22 +74,28 @@ async function engine(name: "quickjs" | "isolated-vm"): Promise<void> {
     const first = await time(() => renderReact({ tenant: "org:first", source, props: props(0), text: false }, pool));
     console.log(`${name.padEnd(12)} ${"first render".padEnd(14)} ${ms(first)}`);
     const cold: number[] = [];
-    for (let i = 0; i < COLD; i++) cold.push(await time(() => renderReact({ tenant: `org:cold-${i}`, source, props: props(i), text: false }, pool)));
+    for (let i = 0; i < COLD; i++)
+      cold.push(await time(() => renderReact({ tenant: `org:cold-${i}`, source, props: props(i), text: false }, pool)));
     row(name, "cold context", cold);
     const module: number[] = [];
     for (let i = 0; i < COLD * 2; i++) {
       const variant = `${source}\n// variant ${i}\n`;
-      module.push(await time(() => renderReact({ tenant: "org:first", source: variant, props: props(i), text: false }, pool)));
+      module.push(
+        await time(() => renderReact({ tenant: "org:first", source: variant, props: props(i), text: false }, pool)),
+      );
     }
     row(name, "cold module", module);
     for (let i = 0; i < 50; i++) await renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool);
     const warm: number[] = [];
-    for (let i = 0; i < WARM; i++) warm.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool)));
+    for (let i = 0; i < WARM; i++)
+      warm.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool)));
     row(name, "warm", warm);
     const text: number[] = [];
-    for (let i = 0; i < WARM / 2; i++) text.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: true }, pool)));
+    for (let i = 0; i < WARM / 2; i++)
+      text.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: true }, pool)));
     row(name, "warm + text", text);
-    for (let t = 0; t < 8; t++) await renderReact({ tenant: `org:tp-${t}`, source, props: props(t), text: false }, pool);
+    for (let t = 0; t < 8; t++)
+      await renderReact({ tenant: `org:tp-${t}`, source, props: props(t), text: false }, pool);
     const started = performance.now();
     let done = 0;
     await Promise.all(
@@ -99,7 +107,9 @@ async function engine(name: "quickjs" | "isolated-vm"): Promise<void> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`${name.padEnd(12)} ${"throughput".padEnd(14)} ${(done / seconds).toFixed(0)} renders/s (8 callers, 2 workers)`);
+    console.log(
+      `${name.padEnd(12)} ${"throughput".padEnd(14)} ${(done / seconds).toFixed(0)} renders/s (8 callers, 2 workers)`,
+    );
   } finally {
     await pool.close();
   }
@@ -116,5 +126,6 @@ try {
 } catch {
   console.log("isolated-vm   not installed (npm install --no-save isolated-vm@5.0.4 to compare)");
 }
-if (ivm && !nodeSnapshotDisabled()) console.log("isolated-vm   installed, but Node runs without --no-node-snapshot: skipped");
+if (ivm && !nodeSnapshotDisabled())
+  console.log("isolated-vm   installed, but Node runs without --no-node-snapshot: skipped");
 else if (ivm) await engine("isolated-vm");

@@ -32,7 +32,10 @@ async function startProfile(): Promise<(() => Promise<void>) | null> {
   return async () => {
     const { profile } = await session.post("Profiler.stop");
     fs.mkdirSync(PROFILE_DIR, { recursive: true });
-    fs.writeFileSync(path.join(PROFILE_DIR, `webhooks-${process.env.BENCH_BACKEND}.cpuprofile`), JSON.stringify(profile));
+    fs.writeFileSync(
+      path.join(PROFILE_DIR, `webhooks-${process.env.BENCH_BACKEND}.cpuprofile`),
+      JSON.stringify(profile),
+    );
     session.disconnect();
   };
 }
@@ -65,14 +68,29 @@ async function measure(): Promise<void> {
 
   const db = await getDb();
   const boot = await bootstrap(db, { email: `bench-${Date.now()}@example.test`, orgName: "Bench" });
-  const principal = { orgId: boot.organization.id, userId: boot.user.id, apiKeyId: boot.apiKey.id, scopes: expandScopes(["admin"]), inboxIds: null, actor: "bench", ip: null, requestId: null };
+  const principal = {
+    orgId: boot.organization.id,
+    userId: boot.user.id,
+    apiKeyId: boot.apiKey.id,
+    scopes: expandScopes(["admin"]),
+    inboxIds: null,
+    actor: "bench",
+    ip: null,
+    requestId: null,
+  };
   await createWebhook(db, principal, { url, events: ["message.received"] });
   const label = (process.env.BENCH_BACKEND ?? "").padEnd(9);
 
   // Throughput: a backlog, drained.
   for (let i = 0; i < EVENTS; i += 500) {
     await db.transaction(async (tx) => {
-      for (let j = i; j < Math.min(EVENTS, i + 500); j++) await appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: `inbox:${j % 20}`, data: { j } });
+      for (let j = i; j < Math.min(EVENTS, i + 500); j++)
+        await appendEvent(tx, {
+          orgId: principal.orgId,
+          type: "message.received",
+          partitionKey: `inbox:${j % 20}`,
+          data: { j },
+        });
     });
   }
   const profile = await startProfile();
@@ -84,40 +102,61 @@ async function measure(): Promise<void> {
   }
   const seconds = (performance.now() - started) / 1000;
   await profile?.();
-  console.log(`${label} ${EVENTS} queued deliveries drained  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s`);
+  console.log(
+    `${label} ${EVENTS} queued deliveries drained  ${(EVENTS / seconds).toFixed(1).padStart(7)} deliveries/s`,
+  );
 
   // Latency, not saturated.
   for (let i = 0; i < LATENCY_EVENTS; i++) {
     const t = performance.now();
-    const e = await db.transaction((tx) => appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: "inbox:lat", data: { i } }));
+    const e = await db.transaction((tx) =>
+      appendEvent(tx, { orgId: principal.orgId, type: "message.received", partitionKey: "inbox:lat", data: { i } }),
+    );
     appendedAt.set(e.eventId, t);
     await new Promise((r) => setTimeout(r, 10));
   }
   const waitStarted = performance.now();
   while ([...appendedAt.keys()].some((id) => !receivedAt.has(id))) {
-    if (performance.now() - waitStarted > 60_000) throw new Error(`${[...appendedAt.keys()].filter((id) => !receivedAt.has(id)).length} of ${LATENCY_EVENTS} appends not delivered after 60 s`);
+    if (performance.now() - waitStarted > 60_000)
+      throw new Error(
+        `${[...appendedAt.keys()].filter((id) => !receivedAt.has(id)).length} of ${LATENCY_EVENTS} appends not delivered after 60 s`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
   const latencies = [...appendedAt].map(([id, t]) => (receivedAt.get(id) ?? 0) - t).sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  console.log(`${label} ${LATENCY_EVENTS} appends 10 ms apart       append → receipt p50 ${pct(50).toFixed(1)} ms  p99 ${pct(99).toFixed(1)} ms`);
+  console.log(
+    `${label} ${LATENCY_EVENTS} appends 10 ms apart       append → receipt p50 ${pct(50).toFixed(1)} ms  p99 ${pct(99).toFixed(1)} ms`,
+  );
   await stopWebhookDispatcher();
 
   // Floor: the receiver alone, over a keep-alive pool of the dispatcher's size, 64 in flight.
   const agent = new Agent({ connections: 16 });
-  const body = JSON.stringify({ eventId: "evt_floor", type: "message.received", createdAt: new Date().toISOString(), data: { j: 1 } });
+  const body = JSON.stringify({
+    eventId: "evt_floor",
+    type: "message.received",
+    createdAt: new Date().toISOString(),
+    data: { j: 1 },
+  });
   let next = 0;
   const floorStarted = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (next++ < EVENTS) {
-        const r = await request(url, { method: "POST", body, headers: { "content-type": "application/json", "webhook-id": "floor" }, dispatcher: agent });
+        const r = await request(url, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json", "webhook-id": "floor" },
+          dispatcher: agent,
+        });
         await r.body.text();
       }
     }),
   );
   const floorSeconds = (performance.now() - floorStarted) / 1000;
-  console.log(`${label} floor: ${EVENTS} POSTs to the receiver   ${(EVENTS / floorSeconds).toFixed(1).padStart(7)} req/s (undici, 16 connections, no database)`);
+  console.log(
+    `${label} floor: ${EVENTS} POSTs to the receiver   ${(EVENTS / floorSeconds).toFixed(1).padStart(7)} req/s (undici, 16 connections, no database)`,
+  );
   await agent.close();
   receiver.close();
   await closeDb();
@@ -137,7 +176,11 @@ if (process.env.BENCH_BACKEND) {
       WEBHOOK_ALLOW_LOOPBACK_HTTP: "true",
       INNGEST_SIGNING_KEY: "signkey-bench-00112233445566778899aabbccddeeff",
     };
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/webhooks.ts"], { cwd: ROOT, env, stdio: "inherit" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/webhooks.ts"], {
+      cwd: ROOT,
+      env,
+      stdio: "inherit",
+    });
     if (r.status !== 0) process.exitCode = 1;
   }
   fs.rmSync(dataDir, { recursive: true, force: true });

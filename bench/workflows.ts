@@ -19,12 +19,20 @@ async function measure(): Promise<void> {
   const { wfRuns } = await import("@/db/schema");
   const { startHarness } = await import("../tests/workflows/harness");
   const transport = process.env.BENCH_TRANSPORT === "http" ? "http" : "auto";
-  const h = await startHarness({ workers: Number(process.env.WORKFLOW_WORKERS ?? 4), retryBaseMs: 1000, pollMs: 200, transport });
-  const fn = h.client.createFunction({ id: "three-steps", triggers: [{ event: "bench/go" }] }, async ({ step, event }) => {
-    const a = await step.run("one", () => (event.data as { i: number }).i);
-    const b = await step.run("two", () => a * 2);
-    return step.run("three", () => b + 1);
+  const h = await startHarness({
+    workers: Number(process.env.WORKFLOW_WORKERS ?? 4),
+    retryBaseMs: 1000,
+    pollMs: 200,
+    transport,
   });
+  const fn = h.client.createFunction(
+    { id: "three-steps", triggers: [{ event: "bench/go" }] },
+    async ({ step, event }) => {
+      const a = await step.run("one", () => (event.data as { i: number }).i);
+      const b = await step.run("two", () => a * 2);
+      return step.run("three", () => b + 1);
+    },
+  );
   await h.serveFunctions([fn]);
   h.executor.start();
 
@@ -41,7 +49,10 @@ async function measure(): Promise<void> {
   }
   const db = await getDb();
   for (;;) {
-    const [done] = await db.select({ n: count() }).from(wfRuns).where(inArray(wfRuns.status, ["completed", "failed"]));
+    const [done] = await db
+      .select({ n: count() })
+      .from(wfRuns)
+      .where(inArray(wfRuns.status, ["completed", "failed"]));
     if ((done?.n ?? 0) >= RUNS) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -79,7 +90,13 @@ async function startProfile(): Promise<{ stop(): Promise<void> } | null> {
     async stop() {
       const { profile } = await session.post("Profiler.stop");
       fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, `workflows-${process.env.BENCH_BACKEND}-${process.env.BENCH_TRANSPORT ?? "in-process"}.cpuprofile`), JSON.stringify(profile));
+      fs.writeFileSync(
+        path.join(
+          dir,
+          `workflows-${process.env.BENCH_BACKEND}-${process.env.BENCH_TRANSPORT ?? "in-process"}.cpuprofile`,
+        ),
+        JSON.stringify(profile),
+      );
       session.disconnect();
     },
   };
@@ -95,7 +112,9 @@ async function floor(runs: number, loops: number): Promise<void> {
   const { getDb } = await import("@/db");
   const db = await getDb();
   await db.execute(sql`drop table if exists bench_floor`);
-  await db.execute(sql`create table bench_floor (id int primary key, status text, steps jsonb, history jsonb, due_at timestamptz default now())`);
+  await db.execute(
+    sql`create table bench_floor (id int primary key, status text, steps jsonb, history jsonb, due_at timestamptz default now())`,
+  );
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -103,14 +122,18 @@ async function floor(runs: number, loops: number): Promise<void> {
       for (let i = next++; i < runs; i = next++) {
         await db.execute(sql`insert into bench_floor (id, status, steps, history) values (${i}, 'queued', '{}', '[]')`);
         for (let step = 1; step <= 4; step++) {
-          await db.execute(sql`update bench_floor set status = 'running', steps = steps || ${JSON.stringify({ [`s${step}`]: { data: step } })}::jsonb, history = history || '[{"ok":true}]'::jsonb, due_at = now() where id = ${i}`);
+          await db.execute(
+            sql`update bench_floor set status = 'running', steps = steps || ${JSON.stringify({ [`s${step}`]: { data: step } })}::jsonb, history = history || '[{"ok":true}]'::jsonb, due_at = now() where id = ${i}`,
+          );
         }
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   await db.execute(sql`drop table bench_floor`);
-  console.log(`${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${"floor".padEnd(10)} ${runs} runs  ${(runs / seconds).toFixed(1).padStart(7)} runs/s  (the run's rows alone: 1 INSERT + 4 UPDATEs, ${loops} loops)`);
+  console.log(
+    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${"floor".padEnd(10)} ${runs} runs  ${(runs / seconds).toFixed(1).padStart(7)} runs/s  (the run's rows alone: 1 INSERT + 4 UPDATEs, ${loops} loops)`,
+  );
 }
 
 if (process.env.BENCH_BACKEND) {
@@ -124,8 +147,17 @@ if (process.env.BENCH_BACKEND) {
       // A fresh database for every measurement (postgresBackend recreates it).
       const backend = name === "pglite" ? { name: "pglite" as const } : await postgresBackend();
       if (!backend) continue;
-      const env: NodeJS.ProcessEnv = { ...backendEnv(backend, path.join(dataDir, `${backend.name}-${transport}`)), NODE_ENV: "test", BENCH_BACKEND: backend.name, BENCH_TRANSPORT: transport };
-      const r = spawnSync(process.execPath, ["--import", "tsx", "bench/workflows.ts"], { cwd: ROOT, env, stdio: "inherit" });
+      const env: NodeJS.ProcessEnv = {
+        ...backendEnv(backend, path.join(dataDir, `${backend.name}-${transport}`)),
+        NODE_ENV: "test",
+        BENCH_BACKEND: backend.name,
+        BENCH_TRANSPORT: transport,
+      };
+      const r = spawnSync(process.execPath, ["--import", "tsx", "bench/workflows.ts"], {
+        cwd: ROOT,
+        env,
+        stdio: "inherit",
+      });
       if (r.status !== 0) process.exitCode = 1;
     }
   }

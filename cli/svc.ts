@@ -39,7 +39,9 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ECONNREFUSED") {
-          fail(`A server (pid ${holder}) holds ${dir} but its control socket does not answer. Wait for it to finish starting, or stop it and retry.`);
+          fail(
+            `A server (pid ${holder}) holds ${dir} but its control socket does not answer. Wait for it to finish starting, or stop it and retry.`,
+          );
         }
         throw err;
       }
@@ -60,7 +62,9 @@ async function bootstrap(values: { email?: string; org?: string; keyName?: strin
     user: { id: string; email: string };
   };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ secret: result.secret, apiKey: result.apiKey, organization: result.organization, user: result.user }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ secret: result.secret, apiKey: result.apiKey, organization: result.organization, user: result.user }, null, 2)}\n`,
+    );
     return;
   }
   process.stdout.write(
@@ -77,7 +81,9 @@ async function bootstrap(values: { email?: string; org?: string; keyName?: strin
 }
 
 const program = new Command("svc")
-  .description("The messaging service's command line: bootstrap a deployment, and every API operation as `svc <domain> <verb>`.")
+  .description(
+    "The messaging service's command line: bootstrap a deployment, and every API operation as `svc <domain> <verb>`.",
+  )
   .option("--key <key>", "API key (default: SVC_API_KEY)")
   .option("--url <url>", "base URL of the service (default: SVC_URL, else http://localhost:3000)")
   .option("--json", "print responses as JSON (for scripts)")
@@ -91,7 +97,9 @@ program
   .option("--org <name>", "the organization's name")
   .option("--key-name <name>", "the new key's name")
   .option("--json", "print {secret, apiKey, organization, user} as JSON")
-  .action(async (opts: { email?: string; org?: string; keyName?: string; json?: boolean }) => bootstrap({ ...opts, json: opts.json || program.opts<{ json?: boolean }>().json }));
+  .action(async (opts: { email?: string; org?: string; keyName?: string; json?: boolean }) =>
+    bootstrap({ ...opts, json: opts.json || program.opts<{ json?: boolean }>().json }),
+  );
 
 addApiCommands(program, DOMAINS, {
   out: (text) => process.stdout.write(text),
@@ -100,7 +108,8 @@ addApiCommands(program, DOMAINS, {
   connection: (cmd) => {
     const root = cmd.optsWithGlobals<{ key?: string; url?: string; json?: boolean }>();
     const url = root.url ?? env.SVC_URL ?? "http://localhost:3000";
-    if (!URL.canParse(url)) throw new CliError(`The base URL ${JSON.stringify(url)} is not a URL (SVC_URL or --url).`, 2);
+    if (!URL.canParse(url))
+      throw new CliError(`The base URL ${JSON.stringify(url)} is not a URL (SVC_URL or --url).`, 2);
     const key = root.key ?? env.SVC_API_KEY ?? null;
     return { url, key, json: Boolean(root.json) };
   },
@@ -110,18 +119,37 @@ addApiCommands(program, DOMAINS, {
 program.commands
   .find((c) => c.name() === "compliance")
   ?.command("verify <file>")
-  .description("Verify a saved audit export offline: every rowHash, the links, gaps, each manifest's signature (exit 0 verified, 1 problems, 2 bad input).")
+  .description(
+    "Verify a saved audit export offline: every rowHash, the links, gaps, each manifest's signature (exit 0 verified, 1 problems, 2 bad input).",
+  )
   .option("--jwks <source>", "JWKS file or URL (default: <manifest issuer>/v1/agents/jwks)")
-  .option("--certificate <file>", "a signed deletion certificate explaining gaps (repeatable)", (v: string, all: string[]) => [...all, v], [] as string[])
+  .option(
+    "--certificate <file>",
+    "a signed deletion certificate explaining gaps (repeatable)",
+    (v: string, all: string[]) => [...all, v],
+    [] as string[],
+  )
   .option("--require-explained-gaps", "fail on a gap no certificate explains")
-  .action(async (file: string, opts: { jwks?: string; certificate: string[]; requireExplainedGaps?: boolean }, cmd: Command) => {
-    const { runVerify } = await import("../lib/compliance/verify-command");
-    const json = Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
-    const status = await runVerify(file, { jwks: opts.jwks, certificates: opts.certificate, requireExplainedGaps: opts.requireExplainedGaps, json }, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
-    process.exit(status);
-  });
+  .action(
+    async (
+      file: string,
+      opts: { jwks?: string; certificate: string[]; requireExplainedGaps?: boolean },
+      cmd: Command,
+    ) => {
+      const { runVerify } = await import("../lib/compliance/verify-command");
+      const json = Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
+      const status = await runVerify(
+        file,
+        { jwks: opts.jwks, certificates: opts.certificate, requireExplainedGaps: opts.requireExplainedGaps, json },
+        { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+      );
+      process.exit(status);
+    },
+  );
 
-program.on("command:*", (operands: string[]) => fail(`Unknown command "${operands[0]}". Run \`svc --help\` for the list.`, 2));
+program.on("command:*", (operands: string[]) =>
+  fail(`Unknown command "${operands[0]}". Run \`svc --help\` for the list.`, 2),
+);
 
 try {
   await program.parseAsync(process.argv);

@@ -59,13 +59,26 @@ scrubQueryErrors();
  */
 const PREPARE_MAX_PARAMS = 64;
 const PREPARED = Symbol.for("svc.db.preparedStatements");
-type PreparingSession = { prepareQuery: (query: { params: unknown[] }, fields: unknown, name: string | undefined, ...rest: unknown[]) => unknown };
+type PreparingSession = {
+  prepareQuery: (
+    query: { params: unknown[] },
+    fields: unknown,
+    name: string | undefined,
+    ...rest: unknown[]
+  ) => unknown;
+};
 function prepareStatements(session: { prototype: unknown }): void {
   const proto = session.prototype as PreparingSession & { [PREPARED]?: true };
   if (proto[PREPARED]) return;
   const original = proto.prepareQuery;
   proto.prepareQuery = function (this: unknown, query, fields, name, ...rest) {
-    return original.call(this, query, fields, name ?? (query.params.length <= PREPARE_MAX_PARAMS ? "" : undefined), ...rest);
+    return original.call(
+      this,
+      query,
+      fields,
+      name ?? (query.params.length <= PREPARE_MAX_PARAMS ? "" : undefined),
+      ...rest,
+    );
   };
   proto[PREPARED] = true;
 }

@@ -8,7 +8,9 @@ test.use({ storageState: OWNER_STATE });
  * member, sends a text broadcast from an inbox and watches its progress bar reach completed (the
  * outbox relay runs in the app server, so the messages are sent to the embedded transport).
  */
-test("audiences: CSV import with progress, remove a member, broadcast with live progress to completed", async ({ page }) => {
+test("audiences: CSV import with progress, remove a member, broadcast with live progress to completed", async ({
+  page,
+}) => {
   test.slow(); // a journey through several pages; sandbox renders and a broadcast take seconds each
   await page.goto("/audiences");
   await expect(page.getByRole("heading", { name: "Audiences", level: 1 })).toBeVisible();
@@ -18,8 +20,10 @@ test("audiences: CSV import with progress, remove a member, broadcast with live 
   await form.getByRole("button", { name: "Create audience" }).click();
   await expect(page.getByRole("heading", { name, level: 1 })).toBeVisible();
 
-  const csv = "email,name\nada@example.com,Ada\nbob@example.com,\"Bob, Jr.\"\nnot-an-address,Nobody\ncy@example.com,Cy\n";
-  await page.getByLabel("Choose a CSV file").setInputFiles({ name: "members.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  const csv = 'email,name\nada@example.com,Ada\nbob@example.com,"Bob, Jr."\nnot-an-address,Nobody\ncy@example.com,Cy\n';
+  await page
+    .getByLabel("Choose a CSV file")
+    .setInputFiles({ name: "members.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await expect(page.getByRole("progressbar", { name: "Import of members.csv" })).toBeVisible();
   await expect(page.getByText("3 of 3 rows — done: 3 new, 0 already members")).toBeVisible();
   await expect(page.getByText("1 row skipped")).toBeVisible();
@@ -28,7 +32,10 @@ test("audiences: CSV import with progress, remove a member, broadcast with live 
   await expectAccessible(page, "an audience page");
 
   await page.getByRole("button", { name: "Remove cy@example.com" }).click();
-  await page.getByRole("dialog", { name: "Remove cy@example.com from this audience?" }).getByRole("button", { name: "Remove member" }).click();
+  await page
+    .getByRole("dialog", { name: "Remove cy@example.com from this audience?" })
+    .getByRole("button", { name: "Remove member" })
+    .click();
   await expect(members.getByRole("row", { name: /cy@example\.com/ })).toHaveCount(0);
 
   const send = page.getByRole("form", { name: "Send broadcast" });

@@ -12,7 +12,9 @@ const suffix = Date.now().toString(36);
 /** Rows of the chart's data table (in the DOM whether or not its disclosure is open). */
 const tableRows = (page: Page) => page.getByTestId("overview-volume-table").locator("tbody tr");
 
-test("the overview charts delivery volume by outcome, with tooltips, a data table and a range switch", async ({ page }) => {
+test("the overview charts delivery volume by outcome, with tooltips, a data table and a range switch", async ({
+  page,
+}) => {
   test.slow();
   const inbox = await createInbox(page.request, `chart-${suffix}`);
   for (const to of [`bounce+${suffix}@simulator.amazonses.com`, `success+${suffix}@simulator.amazonses.com`]) {
@@ -23,7 +25,10 @@ test("the overview charts delivery volume by outcome, with tooltips, a data tabl
   await expect(figure).toBeVisible();
   await expect(figure).toContainText("in the last 24 hours, per hour");
   const totals = figure.getByRole("list", { name: "Totals by outcome" });
-  await expect(totals.getByRole("link", { name: "Bounced" })).toHaveAttribute("href", "/messages?direction=outbound&status=bounced");
+  await expect(totals.getByRole("link", { name: "Bounced" })).toHaveAttribute(
+    "href",
+    "/messages?direction=outbound&status=bounced",
+  );
   await expect(totals.getByRole("link", { name: "Delivered" })).toBeVisible();
   // Recharts drew bars; a bar's tooltip names the outcomes of its hour.
   const bars = page.getByTestId("overview-volume-chart").locator(".recharts-bar-rectangle path");
@@ -61,7 +66,11 @@ test("the overview charts delivery volume by outcome, with tooltips, a data tabl
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/?range=7d");
   await expect(bars.first()).toBeVisible();
-  const svgWidth = await page.getByTestId("overview-volume-chart").locator("svg.recharts-surface").first().evaluate((svg) => svg.getBoundingClientRect().right);
+  const svgWidth = await page
+    .getByTestId("overview-volume-chart")
+    .locator("svg.recharts-surface")
+    .first()
+    .evaluate((svg) => svg.getBoundingClientRect().right);
   expect(svgWidth).toBeLessThanOrEqual(390);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await expectAccessible(page, "overview chart, dark, phone");
@@ -77,7 +86,13 @@ test("the reply box offers to send anyway when the other party complained", asyn
   const form = page.getByRole("form", { name: "Reply to this conversation" });
   await form.getByLabel("Reply", { exact: true }).fill("Following up.");
   await form.getByRole("button", { name: "Send reply" }).click();
-  await expect(form.getByRole("alert").filter({ hasText: `${complainer} reported an earlier message from this organization as spam, so this send was stopped.` })).toBeVisible();
+  await expect(
+    form
+      .getByRole("alert")
+      .filter({
+        hasText: `${complainer} reported an earlier message from this organization as spam, so this send was stopped.`,
+      }),
+  ).toBeVisible();
   await expect(form.getByText(/ignoreComplaints/)).toHaveCount(0);
   const override = form.getByRole("checkbox", { name: `Send anyway, also to ${complainer}` });
   await expect(override).toBeVisible();

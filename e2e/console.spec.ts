@@ -2,7 +2,22 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { SHARED_DOMAIN } from "./env";
-import { ALICE, BOB, createInbox, expectAccessible, HELLO_SUBJECT, linkIn, openPage, ORG, OWNER, OWNER_STATE, ownerAuth, sendEmail, signIn, waitForEmailTo } from "./helpers";
+import {
+  ALICE,
+  BOB,
+  createInbox,
+  expectAccessible,
+  HELLO_SUBJECT,
+  linkIn,
+  openPage,
+  ORG,
+  OWNER,
+  OWNER_STATE,
+  ownerAuth,
+  sendEmail,
+  signIn,
+  waitForEmailTo,
+} from "./helpers";
 
 /**
  * The operator's console, one independent test per concern: each starts signed in as the owner
@@ -16,7 +31,9 @@ const MEMBER = { name: "Max Member", email: "member@example.com", password: "mem
 const suffix = Date.now().toString(36);
 const signedOut = { cookies: [], origins: [] };
 
-test("inboxes and a conversation: create two inboxes, send, reply from the reply box, see the thread", async ({ page }) => {
+test("inboxes and a conversation: create two inboxes, send, reply from the reply box, see the thread", async ({
+  page,
+}) => {
   const carol = `carol-${suffix}`;
   const dave = `dave-${suffix}`;
   await page.goto("/inboxes");
@@ -26,7 +43,9 @@ test("inboxes and a conversation: create two inboxes, send, reply from the reply
     await page.getByLabel("Local part").fill(local);
     await expect(page.getByLabel("Domain")).toHaveValue(/.+/);
     await page.getByRole("button", { name: "Create inbox" }).click();
-    await expect(page.getByRole("link", { name: new RegExp(`${local}@${SHARED_DOMAIN.replace(".", "\\.")}`) })).toBeVisible();
+    await expect(
+      page.getByRole("link", { name: new RegExp(`${local}@${SHARED_DOMAIN.replace(".", "\\.")}`) }),
+    ).toBeVisible();
   }
 
   await page.getByRole("link", { name: new RegExp(`${carol}@`) }).click();
@@ -39,7 +58,10 @@ test("inboxes and a conversation: create two inboxes, send, reply from the reply
 
   await openPage(page, "Threads");
   await expectAccessible(page, "threads");
-  await page.getByRole("link", { name: new RegExp(`Hello Dave ${suffix}`) }).first().click();
+  await page
+    .getByRole("link", { name: new RegExp(`Hello Dave ${suffix}`) })
+    .first()
+    .click();
   // The list shows the same text as previews: wait for the conversation itself.
   await expect(page).toHaveURL(/\/threads\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("form", { name: "Reply to this conversation" })).toBeVisible();
@@ -53,7 +75,10 @@ test("inboxes and a conversation: create two inboxes, send, reply from the reply
   await openPage(page, "Messages");
   await expect(page.getByRole("heading", { name: "Messages", level: 1 })).toBeVisible();
   await expectAccessible(page, "messages");
-  await page.getByRole("link", { name: new RegExp(`Hello Dave ${suffix}`) }).first().click();
+  await page
+    .getByRole("link", { name: new RegExp(`Hello Dave ${suffix}`) })
+    .first()
+    .click();
   await expectAccessible(page, "message detail");
 });
 
@@ -69,7 +94,12 @@ test("a hard-bounced send reads bounced in the Messages list; the status filter 
   await openPage(page, "Messages");
   await expect(page.getByRole("row", { name: /Bounce me/ }).getByTestId("delivery-status")).toHaveText("bounced");
   // Inbox-to-inbox mail is delivered at once.
-  await expect(page.getByRole("row", { name: new RegExp(HELLO_SUBJECT) }).first().getByTestId("delivery-status")).toHaveText(/delivered|received/);
+  await expect(
+    page
+      .getByRole("row", { name: new RegExp(HELLO_SUBJECT) })
+      .first()
+      .getByTestId("delivery-status"),
+  ).toHaveText(/delivered|received/);
   // The filter applies on change, without a button.
   await page.getByLabel("Status").selectOption("bounced");
   await expect(page).toHaveURL(/status=bounced/);
@@ -79,12 +109,22 @@ test("a hard-bounced send reads bounced in the Messages list; the status filter 
   await expect(page.getByTestId("delivery-status").first()).toHaveText("bounced");
 });
 
-test("search as you type finds a message by subject and by address; threads show direction and the latest message", async ({ page }) => {
-  const inboxes = (await (await page.request.get("/v1/inboxes", { headers: ownerAuth() })).json()).inboxes as { id: string; address: string }[];
+test("search as you type finds a message by subject and by address; threads show direction and the latest message", async ({
+  page,
+}) => {
+  const inboxes = (await (await page.request.get("/v1/inboxes", { headers: ownerAuth() })).json()).inboxes as {
+    id: string;
+    address: string;
+  }[];
   const alice = inboxes.find((i) => i.address.startsWith(`${ALICE}@`));
   expect(alice).toBeTruthy();
   const subject = `Quarterly figures ${suffix}`;
-  await sendEmail(page.request, { inboxId: alice?.id ?? "", to: `zed-${suffix}@example.com`, subject, text: "Numbers attached." });
+  await sendEmail(page.request, {
+    inboxId: alice?.id ?? "",
+    to: `zed-${suffix}@example.com`,
+    subject,
+    text: "Numbers attached.",
+  });
 
   await page.goto("/messages");
   const rows = page.getByRole("table", { name: "Messages" }).locator("tbody tr");
@@ -138,7 +178,10 @@ test("a webhook to a loopback receiver: see its delivery in the log", async ({ p
     await expect(rate).toHaveAttribute("max", "10000");
     await rate.fill("5");
     await page.getByRole("button", { name: "Create webhook" }).click();
-    await page.getByRole("link", { name: new RegExp(`127\\.0\\.0\\.1:${port}`) }).first().click();
+    await page
+      .getByRole("link", { name: new RegExp(`127\\.0\\.0\\.1:${port}`) })
+      .first()
+      .click();
     await expectAccessible(page, "webhook detail");
     await expect(page.getByText("5 deliveries per second")).toBeVisible();
     const edit = page.getByRole("form", { name: "Delivery rate limit" });
@@ -211,7 +254,11 @@ test("a send refused for a recipient who complained offers to send anyway", asyn
   await page.getByLabel("Subject").fill("Second");
   await page.getByLabel("Message", { exact: true }).fill("Hello again.");
   await page.getByRole("button", { name: "Send", exact: true }).click();
-  await expect(page.getByText(`${complainer} reported an earlier message from this organization as spam, so this send was stopped.`)).toBeVisible();
+  await expect(
+    page.getByText(
+      `${complainer} reported an earlier message from this organization as spam, so this send was stopped.`,
+    ),
+  ).toBeVisible();
   await expect(page.getByText(/ignoreComplaints/)).toHaveCount(0);
   const override = page.getByRole("checkbox", { name: `Send anyway, also to ${complainer}` });
   await expect(override).toBeVisible();
@@ -224,7 +271,10 @@ test("a send refused for a recipient who complained offers to send anyway", asyn
 
 test("destructive actions ask in a dialog: revoke a key, delete an inbox (its address typed)", async ({ page }) => {
   const keyName = `doomed-${suffix}`;
-  const res = await page.request.post("/v1/api-keys", { headers: ownerAuth(), data: { name: keyName, scopes: ["messages:read"] } });
+  const res = await page.request.post("/v1/api-keys", {
+    headers: ownerAuth(),
+    data: { name: keyName, scopes: ["messages:read"] },
+  });
   expect(res.status(), await res.text()).toBe(200);
   await page.goto("/api-keys");
   await page.getByRole("button", { name: `Revoke ${keyName}` }).click();
@@ -253,9 +303,17 @@ test("destructive actions ask in a dialog: revoke a key, delete an inbox (its ad
   await expect(page).toHaveURL(/\/inboxes$/);
 });
 
-test("a contact is edited (name, alias) and deleted in a dialog (its name typed); a template is archived in a dialog", async ({ page }) => {
+test("a contact is edited (name, alias) and deleted in a dialog (its name typed); a template is archived in a dialog", async ({
+  page,
+}) => {
   const name = `Doomed Contact ${suffix}`;
-  const contact = await page.request.post("/v1/contacts", { headers: ownerAuth(), data: { displayName: name, handles: [{ channel: "email", value: `doomed-${suffix}@example.com`, isPrimary: true }] } });
+  const contact = await page.request.post("/v1/contacts", {
+    headers: ownerAuth(),
+    data: {
+      displayName: name,
+      handles: [{ channel: "email", value: `doomed-${suffix}@example.com`, isPrimary: true }],
+    },
+  });
   expect(contact.status(), await contact.text()).toBe(200);
   await page.goto(`/contacts/${(await contact.json()).contact.id}`);
   // Edit first: an empty name is refused in words; a new name and alias are saved and shown.
@@ -281,8 +339,12 @@ test("a contact is edited (name, alias) and deleted in a dialog (its name typed)
   await del.getByRole("button", { name: "Delete contact" }).click();
   await expect(page).toHaveURL(/\/contacts$/);
 
-  const source = 'import { Html, Text } from "@react-email/components";\nexport default function E() { return <Html><Text>Bye</Text></Html>; }';
-  const template = await page.request.post("/v1/templates", { headers: ownerAuth(), data: { name: `Doomed ${suffix}`, source, subject: "Bye" } });
+  const source =
+    'import { Html, Text } from "@react-email/components";\nexport default function E() { return <Html><Text>Bye</Text></Html>; }';
+  const template = await page.request.post("/v1/templates", {
+    headers: ownerAuth(),
+    data: { name: `Doomed ${suffix}`, source, subject: "Bye" },
+  });
   expect(template.status(), await template.text()).toBe(200);
   await page.goto(`/templates/${(await template.json()).template.id}`);
   await page.getByRole("button", { name: "Archive" }).click();
@@ -291,12 +353,18 @@ test("a contact is edited (name, alias) and deleted in a dialog (its name typed)
   await expect(page.getByRole("button", { name: "Restore" })).toBeVisible();
 });
 
-test("the API reference: in the console's sidebar, readable types, examples, Markdown rendered, fits the viewport", async ({ page, browser, baseURL }) => {
+test("the API reference: in the console's sidebar, readable types, examples, Markdown rendered, fits the viewport", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await page.goto("/");
   await openPage(page, "API reference");
   await expect(page).toHaveURL(/\/docs\/api$/);
   await expect(page.getByRole("heading", { name: "Multi-Channel Messaging Service API", level: 1 })).toBeVisible();
-  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "API reference" })).toHaveAttribute("aria-current", "page");
+  await expect(
+    page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "API reference" }),
+  ).toHaveAttribute("aria-current", "page");
   await page.getByRole("navigation", { name: "API resources" }).getByRole("link", { name: "Webhooks" }).click();
   await expect(page).toHaveURL(/\/docs\/api\/webhooks$/);
   const op = page.locator("article#createWebhook");
@@ -350,7 +418,11 @@ test("the other pages render and are accessible", async ({ page }) => {
   }
 });
 
-test("invite a member, who accepts in a second browser and cannot open API keys", async ({ page, browser, baseURL }) => {
+test("invite a member, who accepts in a second browser and cannot open API keys", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await page.goto("/members");
   await expectAccessible(page, "members");
   const before = Date.now() - 1000;
@@ -389,7 +461,10 @@ test("invite a member, who accepts in a second browser and cannot open API keys"
   await expect(page.getByRole("cell", { name: MEMBER.email }).first()).toBeVisible();
 });
 
-test("a second organization, the switcher, and a stale tab cannot change the other organization", async ({ page, context }) => {
+test("a second organization, the switcher, and a stale tab cannot change the other organization", async ({
+  page,
+  context,
+}) => {
   await page.goto("/");
   await expect(page.getByText("Role: owner")).toBeVisible();
 
@@ -404,7 +479,9 @@ test("a second organization, the switcher, and a stale tab cannot change the oth
   // A second tab shows the inboxes of Second Org (none yet) ...
   const stale = await context.newPage();
   await stale.goto("/inboxes");
-  await expect(stale.getByRole("combobox", { name: "Organization" }).locator("option:checked")).toHaveText(/Second Org/);
+  await expect(stale.getByRole("combobox", { name: "Organization" }).locator("option:checked")).toHaveText(
+    /Second Org/,
+  );
 
   // ... then the first tab switches back to the first organization and sees its inboxes.
   await switcher.selectOption({ label: `${ORG} (owner)` });
@@ -451,7 +528,9 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
   await test.step("webhook: a URL and at least one event type", async () => {
     await openPage(page, "Webhooks");
     // Only event types the product emits, grouped.
-    await expect(page.getByRole("group", { name: "message events" }).getByRole("checkbox", { name: "message.bounced" })).toBeVisible();
+    await expect(
+      page.getByRole("group", { name: "message events" }).getByRole("checkbox", { name: "message.bounced" }),
+    ).toBeVisible();
     await expect(page.getByRole("checkbox", { name: "letter.status_changed" })).toHaveCount(0);
     await page.getByRole("checkbox", { name: "All events" }).uncheck();
     await page.getByRole("button", { name: "Create webhook" }).click();
@@ -486,7 +565,9 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
   });
 });
 
-test("small truths: branded 404 with status 404, a favicon, an inbox lists its messages, local times", async ({ page }) => {
+test("small truths: branded 404 with status 404, a favicon, an inbox lists its messages, local times", async ({
+  page,
+}) => {
   const unknown = await page.goto("/messages/01930000-0000-7000-8000-000000000000");
   expect(unknown?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Nothing here" })).toBeVisible();

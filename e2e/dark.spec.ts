@@ -7,7 +7,27 @@ import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
  */
 test.use({ storageState: OWNER_STATE });
 
-const PAGES = ["/", "/inboxes", "/threads", "/messages", "/domains", "/api-keys", "/webhooks", "/events", "/audit-log", "/workflows", "/members", "/settings", "/files", "/templates", "/contacts", "/audiences", "/agents", "/budgets", "/compliance"];
+const PAGES = [
+  "/",
+  "/inboxes",
+  "/threads",
+  "/messages",
+  "/domains",
+  "/api-keys",
+  "/webhooks",
+  "/events",
+  "/audit-log",
+  "/workflows",
+  "/members",
+  "/settings",
+  "/files",
+  "/templates",
+  "/contacts",
+  "/audiences",
+  "/agents",
+  "/budgets",
+  "/compliance",
+];
 
 test("dark mode: every console page passes axe", async ({ page }) => {
   test.setTimeout(600_000); // every console page and its detail pages, axe on each (over 3 minutes on a busy machine)

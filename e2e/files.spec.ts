@@ -4,12 +4,17 @@ import { expectAccessible, openPage, OWNER_STATE } from "./helpers";
 test.use({ storageState: OWNER_STATE });
 
 /** A person uploads a file on the files page, sees it scanned clean, shares it and downloads it through the link. */
-test("files: upload with a progress bar, scan status, share link with copy buttons, download through /d/", async ({ page, context }) => {
+test("files: upload with a progress bar, scan status, share link with copy buttons, download through /d/", async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto("/");
   await openPage(page, "Files");
   await expect(page.getByRole("heading", { name: "Files" })).toBeVisible();
-  await page.getByLabel("Choose a file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello from the console\n") });
+  await page
+    .getByLabel("Choose a file")
+    .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello from the console\n") });
   await expect(page.getByRole("progressbar", { name: "Upload of notes.txt" })).toBeVisible();
   await expect(page.getByText("uploaded, scanning…")).toBeVisible();
   const row = page.getByRole("row", { name: /notes\.txt/ });

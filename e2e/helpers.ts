@@ -27,13 +27,19 @@ export function ownerAuth(): Record<string, string> {
 
 /** Creates `local@svc.localhost` through the API with the owner's key. */
 export async function createInbox(request: APIRequestContext, local: string): Promise<{ id: string; address: string }> {
-  const res = await request.post("/v1/inboxes", { headers: ownerAuth(), data: { address: `${local}@${SHARED_DOMAIN}` } });
+  const res = await request.post("/v1/inboxes", {
+    headers: ownerAuth(),
+    data: { address: `${local}@${SHARED_DOMAIN}` },
+  });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).inbox;
 }
 
 /** Sends a plain-text email through the API with the owner's key; returns the message id. */
-export async function sendEmail(request: APIRequestContext, message: { inboxId: string; to: string; subject: string; text: string }): Promise<string> {
+export async function sendEmail(
+  request: APIRequestContext,
+  message: { inboxId: string; to: string; subject: string; text: string },
+): Promise<string> {
   const res = await request.post("/v1/messages", { headers: ownerAuth(), data: message });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).id;
@@ -62,9 +68,18 @@ export async function openPage(page: Page, name: string): Promise<void> {
  * stop 19). The console's own pages have no other frames.
  */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).exclude("iframe[sandbox]").analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .exclude("iframe[sandbox]")
+    .analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  const summary = bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  const summary = bad.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+        .map((n) => n.target.join(" "))
+        .slice(0, 3)
+        .join(", ")}`,
+  );
   expect(summary, `accessibility of ${what}`).toEqual([]);
 }
 
@@ -105,15 +120,32 @@ export function linkIn(raw: string, pattern: RegExp): string {
 
 /** A template, a contact and an audience made through the API with the owner's key: the detail pages the dark and phone runs check. */
 export async function detailPages(request: APIRequestContext): Promise<string[]> {
-  const source = 'import { Html, Text } from "@react-email/components";\nexport default function E({ name }) { return <Html><Text>Hello {name}</Text></Html>; }';
-  const template = await request.post("/v1/templates", { headers: ownerAuth(), data: { name: `Axe ${Date.now()}`, source, subject: "Hi {{ name }}" } });
+  const source =
+    'import { Html, Text } from "@react-email/components";\nexport default function E({ name }) { return <Html><Text>Hello {name}</Text></Html>; }';
+  const template = await request.post("/v1/templates", {
+    headers: ownerAuth(),
+    data: { name: `Axe ${Date.now()}`, source, subject: "Hi {{ name }}" },
+  });
   expect(template.status(), await template.text()).toBe(200);
-  const contact = await request.post("/v1/contacts", { headers: ownerAuth(), data: { displayName: "Axe Contact", handles: [{ channel: "email", value: `axe-${Date.now()}@example.com`, isPrimary: true }] } });
+  const contact = await request.post("/v1/contacts", {
+    headers: ownerAuth(),
+    data: {
+      displayName: "Axe Contact",
+      handles: [{ channel: "email", value: `axe-${Date.now()}@example.com`, isPrimary: true }],
+    },
+  });
   expect(contact.status(), await contact.text()).toBe(200);
   const audience = await request.post("/v1/audiences", { headers: ownerAuth(), data: { name: "Axe audience" } });
   expect(audience.status(), await audience.text()).toBe(200);
   const audienceId = (await audience.json()).list.id;
-  const members = await request.post(`/v1/audiences/${audienceId}/members`, { headers: ownerAuth(), data: { members: [{ email: "axe-member@example.com", name: "Axe Member" }] } });
+  const members = await request.post(`/v1/audiences/${audienceId}/members`, {
+    headers: ownerAuth(),
+    data: { members: [{ email: "axe-member@example.com", name: "Axe Member" }] },
+  });
   expect(members.status(), await members.text()).toBe(200);
-  return [`/templates/${(await template.json()).template.id}`, `/contacts/${(await contact.json()).contact.id}`, `/audiences/${audienceId}`];
+  return [
+    `/templates/${(await template.json()).template.id}`,
+    `/contacts/${(await contact.json()).contact.id}`,
+    `/audiences/${audienceId}`,
+  ];
 }

@@ -15,7 +15,9 @@ async function expectNoSidewaysScroll(page: Page) {
 
 test.use({ storageState: OWNER_STATE });
 
-test("phone width: collapsible navigation, stacked cards, the newest message on the first screen, accessible", async ({ page }) => {
+test("phone width: collapsible navigation, stacked cards, the newest message on the first screen, accessible", async ({
+  page,
+}) => {
   test.setTimeout(600_000); // every console page and its detail pages, axe on each (over 3 minutes on a busy machine)
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Console" });

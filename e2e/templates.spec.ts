@@ -83,7 +83,9 @@ test("contacts: create, handles, primary, search, history", async ({ page }) => 
   await expect(handles.getByRole("row", { name: /grace@navy\.example\.com/ })).toBeVisible();
   await page.getByRole("button", { name: "Make grace@navy.example.com primary" }).click();
   await expect(handles.getByRole("row", { name: /grace@navy\.example\.com/ })).toContainText("primary");
-  await expect(handles.getByRole("row", { name: /grace@example\.com/ }).getByText("primary", { exact: true })).toHaveCount(0);
+  await expect(
+    handles.getByRole("row", { name: /grace@example\.com/ }).getByText("primary", { exact: true }),
+  ).toHaveCount(0);
   // A bad value is refused in words beside the field.
   await add.getByLabel("Value").fill("not an address");
   await add.getByRole("button", { name: "Add handle" }).click();

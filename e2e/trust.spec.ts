@@ -35,7 +35,9 @@ test("budgets: set one, see its usage bar, trip it, delete it", async ({ page })
   await expect(page.getByTestId("budget-row").filter({ hasText: "The account" })).toHaveCount(0);
 });
 
-test("compliance: download the audit export and verify it; erase an address and download its certificate", async ({ page }, testInfo) => {
+test("compliance: download the audit export and verify it; erase an address and download its certificate", async ({
+  page,
+}, testInfo) => {
   test.slow(); // the erasure runs as a durable job; the page re-reads until it completes
   const inbox = await createInbox(page.request, `trust-${Date.now()}`);
   const subject = `erase-me-${Date.now()}@example.com`;

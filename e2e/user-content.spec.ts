@@ -64,11 +64,22 @@ async function createAccountAndKey(page: Page): Promise<string> {
 test("setup: an account, a key, and a message with hostile attachments", async ({ page }) => {
   key = await createAccountAndKey(page);
   const auth = { Authorization: `Bearer ${key}` };
-  const inbox = await page.request.post("/v1/inboxes", { headers: auth, data: { address: `uploads-${suffix}@${SHARED_DOMAIN}` } });
+  const inbox = await page.request.post("/v1/inboxes", {
+    headers: auth,
+    data: { address: `uploads-${suffix}@${SHARED_DOMAIN}` },
+  });
   expect(inbox.status()).toBe(200);
   const files = [
-    { filename: "page.html", contentType: "text/html", content: `<!doctype html><title>page</title><script>${payload("html")}</script><h1 id="x">html</h1>` },
-    { filename: "pic.svg", contentType: "image/svg+xml", content: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>${payload("svg")}</script><rect width="10" height="10"/></svg>` },
+    {
+      filename: "page.html",
+      contentType: "text/html",
+      content: `<!doctype html><title>page</title><script>${payload("html")}</script><h1 id="x">html</h1>`,
+    },
+    {
+      filename: "pic.svg",
+      contentType: "image/svg+xml",
+      content: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>${payload("svg")}</script><rect width="10" height="10"/></svg>`,
+    },
     // An HTML body declared as plain text: shown inline, as text (nosniff), script inert.
     { filename: "notes.txt", contentType: "text/plain", content: `<script>${payload("txt")}</script>` },
     // An HTML body declared as an image: nosniff keeps it an (invalid) image.
@@ -80,7 +91,11 @@ test("setup: an account, a key, and a message with hostile attachments", async (
       inboxId: (await inbox.json()).inbox.id,
       to: "someone@example.com",
       text: "attachments",
-      attachments: files.map((f) => ({ filename: f.filename, contentType: f.contentType, contentBase64: Buffer.from(f.content).toString("base64") })),
+      attachments: files.map((f) => ({
+        filename: f.filename,
+        contentType: f.contentType,
+        contentBase64: Buffer.from(f.content).toString("base64"),
+      })),
     },
   });
   expect(sent.status()).toBe(200);

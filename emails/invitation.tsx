@@ -17,8 +17,8 @@ export default function InvitationEmail({ url, organization, role, invitedBy, ex
         Join {organization}
       </Heading>
       <Text>
-        {invitedBy ?? "Someone"} invited you to the organization <strong>{organization}</strong> as <strong>{role}</strong>. The invitation expires in{" "}
-        {expiresDays} days.
+        {invitedBy ?? "Someone"} invited you to the organization <strong>{organization}</strong> as{" "}
+        <strong>{role}</strong>. The invitation expires in {expiresDays} days.
       </Text>
       <Button href={url} style={buttonStyle}>
         Accept invitation
@@ -30,4 +30,10 @@ export default function InvitationEmail({ url, organization, role, invitedBy, ex
   );
 }
 
-InvitationEmail.PreviewProps = { url: "http://localhost:3000/invitations/example", organization: "Acme", role: "member", invitedBy: "ada@example.com", expiresDays: 7 };
+InvitationEmail.PreviewProps = {
+  url: "http://localhost:3000/invitations/example",
+  organization: "Acme",
+  role: "member",
+  invitedBy: "ada@example.com",
+  expiresDays: 7,
+};

@@ -7,11 +7,20 @@ export function EmailLayout({ preview, children }: { preview: string; children: 
     <Html lang="en">
       <Head />
       <Preview>{preview}</Preview>
-      <Body style={{ backgroundColor: "#f6f7f9", fontFamily: "ui-sans-serif, system-ui, -apple-system, Segoe UI, Roboto, sans-serif" }}>
-        <Container style={{ margin: "32px auto", maxWidth: 480, backgroundColor: "#ffffff", borderRadius: 8, padding: 32 }}>
+      <Body
+        style={{
+          backgroundColor: "#f6f7f9",
+          fontFamily: "ui-sans-serif, system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+        }}
+      >
+        <Container
+          style={{ margin: "32px auto", maxWidth: 480, backgroundColor: "#ffffff", borderRadius: 8, padding: 32 }}
+        >
           <Section>{children}</Section>
           <Hr style={{ borderColor: "#e5e7eb", margin: "24px 0" }} />
-          <Text style={{ color: "#6b7280", fontSize: 12 }}>Sent by your messaging service console. If you did not expect this email, you can ignore it.</Text>
+          <Text style={{ color: "#6b7280", fontSize: 12 }}>
+            Sent by your messaging service console. If you did not expect this email, you can ignore it.
+          </Text>
         </Container>
       </Body>
     </Html>

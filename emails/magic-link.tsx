@@ -25,4 +25,8 @@ export default function MagicLinkEmail({ url, host, expiresMinutes }: MagicLinkE
   );
 }
 
-MagicLinkEmail.PreviewProps = { url: "http://localhost:3000/api/auth/callback/email?token=example", host: "localhost:3000", expiresMinutes: 15 };
+MagicLinkEmail.PreviewProps = {
+  url: "http://localhost:3000/api/auth/callback/email?token=example",
+  host: "localhost:3000",
+  expiresMinutes: 15,
+};

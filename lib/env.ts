@@ -58,7 +58,14 @@ const schema = z.object({
   DNS_SERVERS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
   /** Where stored bytes (attachments, bucket objects) live: `filesystem` (STORAGE_DIR, the embedded
    * default) or `s3` (any S3-compatible service). Unset: `s3` when S3_BUCKET is set, else `filesystem`. */
   STORAGE_BACKEND: z.enum(["filesystem", "s3"]).optional(),
@@ -132,9 +139,17 @@ const schema = z.object({
   /** Hours an Idempotency-Key and its stored response are kept (at least 24). */
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).default(24),
   /** Storage quota reported by whoami, bytes. */
-  STORAGE_LIMIT_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
+  STORAGE_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 ** 3),
   /** Largest file one bucket upload URL accepts, bytes. */
-  BUCKET_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(100 * 1024 ** 2),
+  BUCKET_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(100 * 1024 ** 2),
   /**
    * Inngest. With both keys set, workflows run on Inngest (cloud, or self-hosted at
    * INNGEST_BASE_URL) and the embedded executor stays off. With only a signing key, the embedded
@@ -143,7 +158,10 @@ const schema = z.object({
   INNGEST_EVENT_KEY: z.string().min(1).optional(),
   /** Use the Inngest dev server: `1`, or its URL (default http://localhost:8288). Embedded executor off. */
   INNGEST_DEV: z.string().min(1).optional(),
-  INNGEST_SIGNING_KEY: z.string().regex(/^signkey-[a-z0-9]+-.+$/i, "must look like signkey-<env>-<key>").optional(),
+  INNGEST_SIGNING_KEY: z
+    .string()
+    .regex(/^signkey-[a-z0-9]+-.+$/i, "must look like signkey-<env>-<key>")
+    .optional(),
   INNGEST_BASE_URL: z.url().optional(),
   /** With Inngest: the origin Inngest reaches this app's serve endpoint at (default PUBLIC_BASE_URL, else INTERNAL_URL). */
   INNGEST_SERVE_ORIGIN: z.url().optional(),
@@ -181,12 +199,18 @@ const schema = z.object({
   SECRETS_KEY: z
     .string()
     .optional()
-    .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
+    .refine(
+      (v) => v === undefined || v === "" || decodeKey(v) !== null,
+      "must be 32 bytes: 64 hex characters, or base64/base64url",
+    ),
   /** The previous SECRETS_KEY while secrets are being re-encrypted under a new one (decryption only). */
   SECRETS_KEY_PREVIOUS: z
     .string()
     .optional()
-    .refine((v) => v === undefined || v === "" || decodeKey(v) !== null, "must be 32 bytes: 64 hex characters, or base64/base64url"),
+    .refine(
+      (v) => v === undefined || v === "" || decodeKey(v) !== null,
+      "must be 32 bytes: 64 hex characters, or base64/base64url",
+    ),
   /** Agent reputation (rolling 24 hours, recipient-denominated): bounce rate at which an agent is throttled. */
   REPUTATION_THROTTLE_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
   /** Bounce rate at which an agent is quarantined (its sends refused until an operator clears it). */
@@ -217,11 +241,22 @@ const schema = z.object({
       if (!v || v.trim() === "") return [];
       try {
         const parsed = z
-          .array(z.strictObject({ name: z.string().min(1).max(200), purpose: z.string().min(1).max(500), location: z.string().min(1).max(64), jurisdiction: z.string().length(2).nullable().optional(), url: z.url().nullable().optional() }))
+          .array(
+            z.strictObject({
+              name: z.string().min(1).max(200),
+              purpose: z.string().min(1).max(500),
+              location: z.string().min(1).max(64),
+              jurisdiction: z.string().length(2).nullable().optional(),
+              url: z.url().nullable().optional(),
+            }),
+          )
           .max(100)
           .safeParse(JSON.parse(v));
         if (parsed.success) return parsed.data;
-        ctx.addIssue({ code: "custom", message: `must be a JSON array of {name, purpose, location, jurisdiction?, url?}: ${parsed.error.issues[0]?.message ?? ""}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a JSON array of {name, purpose, location, jurisdiction?, url?}: ${parsed.error.issues[0]?.message ?? ""}`,
+        });
       } catch {
         ctx.addIssue({ code: "custom", message: "must be JSON" });
       }
@@ -256,7 +291,8 @@ const checked = schema.superRefine((v, ctx) => {
     ctx.addIssue({
       code: "custom",
       path: ["APP_PROCESSES"],
-      message: "must be 1 on the embedded database (PGlite is opened by one process); set DATABASE_URL to a PostgreSQL database to run several processes",
+      message:
+        "must be 1 on the embedded database (PGlite is opened by one process); set DATABASE_URL to a PostgreSQL database to run several processes",
     });
   }
 });
@@ -280,7 +316,10 @@ export function pgliteDir(): string | null {
 
 /** True when workflows run on Inngest itself rather than the embedded executor. */
 export const inngestHosted = (): boolean =>
-  Boolean((env.INNGEST_DEV && env.INNGEST_DEV !== "0" && env.INNGEST_DEV !== "false") || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY));
+  Boolean(
+    (env.INNGEST_DEV && env.INNGEST_DEV !== "0" && env.INNGEST_DEV !== "false") ||
+      (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY),
+  );
 
 /** The MX target and SPF host of this deployment. */
 export const mailHost = (): string => (env.MAIL_HOST ?? `mail.${env.SHARED_DOMAIN}`).toLowerCase();

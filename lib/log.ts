@@ -27,11 +27,16 @@ export const log = {
 export function errorFields(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { err: String(err) };
   scrubQueryError(err);
-  const cause = err.cause instanceof Error ? (err.cause as Error & { code?: unknown; constraint?: unknown; constraint_name?: unknown }) : null;
+  const cause =
+    err.cause instanceof Error
+      ? (err.cause as Error & { code?: unknown; constraint?: unknown; constraint_name?: unknown })
+      : null;
   return {
     err: err.message,
     ...(cause ? { cause: cause.message, ...(typeof cause.code === "string" ? { code: cause.code } : {}) } : {}),
-    ...(cause && typeof (cause.constraint ?? cause.constraint_name) === "string" ? { constraint: cause.constraint ?? cause.constraint_name } : {}),
+    ...(cause && typeof (cause.constraint ?? cause.constraint_name) === "string"
+      ? { constraint: cause.constraint ?? cause.constraint_name }
+      : {}),
     stack: err.stack,
   };
 }

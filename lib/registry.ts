@@ -31,7 +31,28 @@ import workflows from "@/lib/workflows/manifest";
  * Inngest function list (`FUNCTIONS`, from each manifest's `functions`) and the workflow events
  * (`WORKFLOW_EVENTS`, from each manifest's `events`).
  */
-export const DOMAINS: readonly DomainManifest[] = [account, apiKeys, audit, notifications, organizations, domains, inboxes, messages, templates, contacts, audiences, agents, budgets, compliance, events, webhooks, buckets, providers, meta, workflows];
+export const DOMAINS: readonly DomainManifest[] = [
+  account,
+  apiKeys,
+  audit,
+  notifications,
+  organizations,
+  domains,
+  inboxes,
+  messages,
+  templates,
+  contacts,
+  audiences,
+  agents,
+  budgets,
+  compliance,
+  events,
+  webhooks,
+  buckets,
+  providers,
+  meta,
+  workflows,
+];
 
 /** Every operation of every domain, in domain order. */
 export const OPERATIONS: readonly AnyOperation[] = DOMAINS.flatMap((d) => d.operations);
@@ -79,15 +100,22 @@ export const FUNCTIONS: readonly InngestFunction.Any[] = (() => {
     const id = fn.id();
     if (ids.has(id)) throw new Error(`Duplicate workflow function ${id}`);
     ids.add(id);
-    const { triggers = [], cancelOn = [] } = fn.opts as { triggers?: readonly unknown[]; cancelOn?: readonly { event: unknown }[] };
+    const { triggers = [], cancelOn = [] } = fn.opts as {
+      triggers?: readonly unknown[];
+      cancelOn?: readonly { event: unknown }[];
+    };
     for (const t of triggers) {
       if (t && typeof t === "object" && "cron" in t) continue;
       const declared = [...WORKFLOW_EVENTS.values()].some((e) => e.trigger === t);
-      if (!declared) throw new Error(`Function ${id} has a trigger that is not a declared workflow event's \`trigger\` (lib/<domain>/workflow-events.ts).`);
+      if (!declared)
+        throw new Error(
+          `Function ${id} has a trigger that is not a declared workflow event's \`trigger\` (lib/<domain>/workflow-events.ts).`,
+        );
     }
     for (const c of cancelOn) {
       const name = typeof c.event === "string" ? c.event : (c.event as { name?: string } | null)?.name;
-      if (!name || !WORKFLOW_EVENTS.has(name)) throw new Error(`Function ${id} is cancelled by an undeclared workflow event ${String(name)}.`);
+      if (!name || !WORKFLOW_EVENTS.has(name))
+        throw new Error(`Function ${id} is cancelled by an undeclared workflow event ${String(name)}.`);
     }
   }
   return fns;

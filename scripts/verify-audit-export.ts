@@ -11,7 +11,9 @@ import { runVerify, type VerifyOptions } from "@/lib/compliance/verify-command";
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
-  process.stderr.write("usage: verify-audit-export <export.json> [--jwks <file|url>] [--certificate <file>]... [--require-explained-gaps] [--json]\n");
+  process.stderr.write(
+    "usage: verify-audit-export <export.json> [--jwks <file|url>] [--certificate <file>]... [--require-explained-gaps] [--json]\n",
+  );
   process.exit(2);
 }
 

@@ -55,7 +55,13 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   const { data, error, response } = await call;
   if (error !== undefined || !response.ok) {
     const e = (error as Envelope | undefined)?.error;
-    throw new SvcApiError(response.status, e?.code ?? "http_error", e?.message ?? `HTTP ${response.status}`, e?.param ?? "", response.headers.get("x-request-id"));
+    throw new SvcApiError(
+      response.status,
+      e?.code ?? "http_error",
+      e?.message ?? `HTTP ${response.status}`,
+      e?.param ?? "",
+      response.headers.get("x-request-id"),
+    );
   }
   return data as T;
 }

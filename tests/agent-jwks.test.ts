@@ -29,7 +29,12 @@ async function agentEmail(text = "Signed body") {
   const agent = await newAgent(org);
   const inbox = await newInbox(org, "jwks");
   await req("POST", `/v1/agents/${agent.agentId}/bind`, { inboxId: inbox.id });
-  const sent = await req("POST", "/v1/messages", { inboxId: inbox.id, to: "reader@example.com", subject: "Check me", text });
+  const sent = await req("POST", "/v1/messages", {
+    inboxId: inbox.id,
+    to: "reader@example.com",
+    subject: "Check me",
+    text,
+  });
   expect(sent.status).toBe(200);
   const raw = fs.readFileSync(path.join(env.OUTBOX_DIR, `${sent.body.providerMessageId}.eml`), "utf8");
   const token = /^X-Svc-Provenance: (\S+)\r?$/m.exec(raw)?.[1] ?? "";
@@ -45,7 +50,9 @@ describe("GET /v1/agents/jwks (public)", () => {
     await req("DELETE", `/v1/agents/${c.agentId}`);
     const { keys } = await jwks();
     for (const k of keys) expect(Object.keys(k).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
-    expect(keys.every((k) => k.kty === "OKP" && k.crv === "Ed25519" && k.alg === "EdDSA" && k.use === "sig")).toBe(true);
+    expect(keys.every((k) => k.kty === "OKP" && k.crv === "Ed25519" && k.alg === "EdDSA" && k.use === "sig")).toBe(
+      true,
+    );
     const kids = keys.map((k) => k.kid);
     expect(kids).toContain(a.keys[0]?.kid);
     expect(kids).toContain(b.keys[0]?.kid);
@@ -59,7 +66,10 @@ describe("provenance checked by a stranger", () => {
   test("jose against the fetched JWKS and openssl pkeyutl on the raw Ed25519 signature accept it; both reject it tampered", async () => {
     const { agent, token, messageId } = await agentEmail();
     const set = await jwks();
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), { algorithms: ["EdDSA"], issuer: publicBaseUrl() });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), {
+      algorithms: ["EdDSA"],
+      issuer: publicBaseUrl(),
+    });
     expect(payload).toMatchObject({ sub: agent.agentId, msg: messageId });
     const key = set.keys.find((k) => k.kid === protectedHeader.kid);
     expect(key).toBeDefined();
@@ -67,7 +77,9 @@ describe("provenance checked by a stranger", () => {
     const pem = publicKeyPem(key as JwksKey);
     expect(opensslVerify(pem, Buffer.from(`${h}.${p}`), Buffer.from(s, "base64url"))).toBe(true);
     const claims = JSON.parse(Buffer.from(p, "base64url").toString());
-    const forged = Buffer.from(JSON.stringify({ ...claims, msg: "00000000-0000-0000-0000-000000000000" })).toString("base64url");
+    const forged = Buffer.from(JSON.stringify({ ...claims, msg: "00000000-0000-0000-0000-000000000000" })).toString(
+      "base64url",
+    );
     await expect(jwtVerify(`${h}.${forged}.${s}`, createLocalJWKSet(set))).rejects.toThrow();
     expect(opensslVerify(pem, Buffer.from(`${h}.${forged}`), Buffer.from(s, "base64url"))).toBe(false);
     const flipped = Buffer.from(s, "base64url");
@@ -79,23 +91,52 @@ describe("provenance checked by a stranger", () => {
     const { agent, raw, token } = await agentEmail("The exact words");
     const ok = await call("POST", "/v1/agents/verify", { body: { provenance: token } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ valid: true, type: "provenance", reason: null, kid: agent.keys[0]?.kid, bodyChecked: false, signer: { type: "agent", agentId: agent.agentId, display: agent.display, status: "active", keyStatus: "active" } });
+    expect(ok.body).toMatchObject({
+      valid: true,
+      type: "provenance",
+      reason: null,
+      kid: agent.keys[0]?.kid,
+      bodyChecked: false,
+      signer: { type: "agent", agentId: agent.agentId, display: agent.display, status: "active", keyStatus: "active" },
+    });
     expect(ok.body.claims.sub).toBe(agent.agentId);
     // The whole message: header found, body hash checked.
-    expect((await call("POST", "/v1/agents/verify", { body: { message: raw } })).body).toMatchObject({ valid: true, bodyChecked: true });
-    const edited = await call("POST", "/v1/agents/verify", { body: { message: raw.replace("The exact words", "Other words!!!") } });
+    expect((await call("POST", "/v1/agents/verify", { body: { message: raw } })).body).toMatchObject({
+      valid: true,
+      bodyChecked: true,
+    });
+    const edited = await call("POST", "/v1/agents/verify", {
+      body: { message: raw.replace("The exact words", "Other words!!!") },
+    });
     expect(edited.body).toMatchObject({ valid: false, reason: "body_mismatch", bodyChecked: true });
     const [h, p, s] = token.split(".") as [string, string, string];
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, "base64url").toString()), sub: "agt_ffffffffffffffffffffffffffffffff" })).toString("base64url")}.${s}`;
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: forged } })).body).toMatchObject({ valid: false, reason: "bad_signature", claims: null, signer: { agentId: agent.agentId } });
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: "garbage" } })).body).toMatchObject({ valid: false, reason: "malformed" });
-    expect((await call("POST", "/v1/agents/verify", { body: { message: "Subject: none\r\n\r\nhi" } })).body).toMatchObject({ valid: false, reason: "no_provenance" });
+    expect((await call("POST", "/v1/agents/verify", { body: { provenance: forged } })).body).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+      claims: null,
+      signer: { agentId: agent.agentId },
+    });
+    expect((await call("POST", "/v1/agents/verify", { body: { provenance: "garbage" } })).body).toMatchObject({
+      valid: false,
+      reason: "malformed",
+    });
+    expect(
+      (await call("POST", "/v1/agents/verify", { body: { message: "Subject: none\r\n\r\nhi" } })).body,
+    ).toMatchObject({ valid: false, reason: "no_provenance" });
     // Suspended: still valid (it was signed while active), the status says suspended.
     await req("PATCH", `/v1/agents/${agent.agentId}`, { status: "suspended" });
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token } })).body).toMatchObject({ valid: true, signer: { status: "suspended" } });
+    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token } })).body).toMatchObject({
+      valid: true,
+      signer: { status: "suspended" },
+    });
     // Revoked: named, but no longer valid.
     await req("DELETE", `/v1/agents/${agent.agentId}`);
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token } })).body).toMatchObject({ valid: false, reason: "key_revoked", signer: { agentId: agent.agentId, status: "revoked", keyStatus: "revoked" } });
+    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token } })).body).toMatchObject({
+      valid: false,
+      reason: "key_revoked",
+      signer: { agentId: agent.agentId, status: "revoked", keyStatus: "revoked" },
+    });
   });
 
   test("a2a content checks its body hash; a signed artifact verifies against the service key and fails tampered", async () => {
@@ -103,27 +144,60 @@ describe("provenance checked by a stranger", () => {
     const from = await newInbox(org, "a2a-v");
     const to = await newInbox(org, "a2a-w");
     await req("POST", `/v1/agents/${agent.agentId}/bind`, { inboxId: from.id });
-    const sent = await req("POST", "/v1/messages", { inboxId: from.id, to: to.address, channel: "a2a", subject: "S", text: "T" });
+    const sent = await req("POST", "/v1/messages", {
+      inboxId: from.id,
+      to: to.address,
+      channel: "a2a",
+      subject: "S",
+      text: "T",
+    });
     const token = sent.body.channelMetadata.provenance as string;
     const content = { subject: "S", text: "T", html: null, attachments: [] };
-    expect(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()).bh).toBe(contentBodyHash(content));
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token, content } })).body).toMatchObject({ valid: true, bodyChecked: true });
-    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token, content: { ...content, text: "t" } } })).body).toMatchObject({ valid: false, reason: "body_mismatch" });
+    expect(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()).bh).toBe(
+      contentBodyHash(content),
+    );
+    expect((await call("POST", "/v1/agents/verify", { body: { provenance: token, content } })).body).toMatchObject({
+      valid: true,
+      bodyChecked: true,
+    });
+    expect(
+      (await call("POST", "/v1/agents/verify", { body: { provenance: token, content: { ...content, text: "t" } } }))
+        .body,
+    ).toMatchObject({ valid: false, reason: "body_mismatch" });
 
     const artifact = await signArtifact(await getDb(), { type: "svc.test.v1", issuer: publicBaseUrl(), n: 1 });
     const good = await call("POST", "/v1/agents/verify", { body: { artifact } });
-    expect(good.body).toMatchObject({ valid: true, type: "artifact", kid: artifact.kid, signer: { type: "service", agentId: null, keyStatus: "active" } });
+    expect(good.body).toMatchObject({
+      valid: true,
+      type: "artifact",
+      kid: artifact.kid,
+      signer: { type: "service", agentId: null, keyStatus: "active" },
+    });
     // openssl agrees, over the JCS bytes, with the key from the JWKS.
     const key = (await jwks()).keys.find((k) => k.kid === artifact.kid) as JwksKey;
-    expect(opensslVerify(publicKeyPem(key), signingInput(artifact), Buffer.from(artifact.signature ?? "", "base64url"))).toBe(true);
+    expect(
+      opensslVerify(publicKeyPem(key), signingInput(artifact), Buffer.from(artifact.signature ?? "", "base64url")),
+    ).toBe(true);
     const tampered = { ...artifact, n: 2 };
-    expect((await call("POST", "/v1/agents/verify", { body: { artifact: tampered } })).body).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect(opensslVerify(publicKeyPem(key), signingInput(tampered), Buffer.from(artifact.signature ?? "", "base64url"))).toBe(false);
-    expect((await call("POST", "/v1/agents/verify", { body: { artifact: { ...artifact, kid: "nope" } } })).body).toMatchObject({ valid: false, reason: "unknown_key", signer: null });
+    expect((await call("POST", "/v1/agents/verify", { body: { artifact: tampered } })).body).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
+    expect(
+      opensslVerify(publicKeyPem(key), signingInput(tampered), Buffer.from(artifact.signature ?? "", "base64url")),
+    ).toBe(false);
+    expect(
+      (await call("POST", "/v1/agents/verify", { body: { artifact: { ...artifact, kid: "nope" } } })).body,
+    ).toMatchObject({ valid: false, reason: "unknown_key", signer: null });
   });
 
   test("bad requests: none or two of provenance/message/artifact are 400", async () => {
-    for (const body of [{}, { provenance: "a.b.c", artifact: {} }, { artifact: {}, message: "x" }, { content: { subject: null, text: null, html: null } }]) {
+    for (const body of [
+      {},
+      { provenance: "a.b.c", artifact: {} },
+      { artifact: {}, message: "x" },
+      { content: { subject: null, text: null, html: null } },
+    ]) {
       const res = await call("POST", "/v1/agents/verify", { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");

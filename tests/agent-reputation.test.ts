@@ -28,14 +28,21 @@ afterAll(() => {
 });
 const req = (method: string, p: string, body?: unknown) => call(method, p, { key: org.secret, body });
 let n = 0;
-const sim = (kind: "success" | "bounce" | "complaint", count: number) => Array.from({ length: count }, () => `${kind}+r${++n}@simulator.amazonses.com`);
+const sim = (kind: "success" | "bounce" | "complaint", count: number) =>
+  Array.from({ length: count }, () => `${kind}+r${++n}@simulator.amazonses.com`);
 
 async function boundAgent() {
   const agent = await newAgent(org);
   const inbox = await newInbox(org, "rep");
   await req("POST", `/v1/agents/${agent.agentId}/bind`, { inboxId: inbox.id });
-  const send = (to: string[]) => req("POST", "/v1/messages", { inboxId: inbox.id, to, subject: "Update", text: "News" });
-  return { agent, inbox, send, reputation: async () => (await req("GET", `/v1/agents/${agent.agentId}/reputation`)).body };
+  const send = (to: string[]) =>
+    req("POST", "/v1/messages", { inboxId: inbox.id, to, subject: "Update", text: "News" });
+  return {
+    agent,
+    inbox,
+    send,
+    reputation: async () => (await req("GET", `/v1/agents/${agent.agentId}/reputation`)).body,
+  };
 }
 
 async function auditOf(agentUuid: string) {
@@ -50,12 +57,32 @@ describe("agent reputation", () => {
   test("bounces: healthy → throttled → quarantined (sends refused, shouldSend false); a clear puts it in review and it sends again", async () => {
     const { agent, send, reputation } = await boundAgent();
     const fresh = await reputation();
-    expect(fresh).toMatchObject({ agentId: agent.agentId, state: "healthy", verdict: "allow", shouldSend: true, overrideLocked: false, window: { hours: 24, sends: 0 } });
-    expect(fresh.thresholds).toEqual({ throttleBounceRate: 0.05, quarantineBounceRate: 0.1, throttleComplaintRate: 0.001, quarantineComplaintRate: 0.005, minSends: 20, throttledSendsPerHour: 100 });
+    expect(fresh).toMatchObject({
+      agentId: agent.agentId,
+      state: "healthy",
+      verdict: "allow",
+      shouldSend: true,
+      overrideLocked: false,
+      window: { hours: 24, sends: 0 },
+    });
+    expect(fresh.thresholds).toEqual({
+      throttleBounceRate: 0.05,
+      quarantineBounceRate: 0.1,
+      throttleComplaintRate: 0.001,
+      quarantineComplaintRate: 0.005,
+      minSends: 20,
+      throttledSendsPerHour: 100,
+    });
 
     expect((await send([...sim("success", 19), ...sim("bounce", 1)])).status).toBe(200);
     const throttled = await reputation();
-    expect(throttled).toMatchObject({ state: "throttled", verdict: "throttle", shouldSend: true, window: { sends: 20, bounces: 1, complaints: 0 }, rates: { bounceRate: 0.05, complaintRate: 0 } });
+    expect(throttled).toMatchObject({
+      state: "throttled",
+      verdict: "throttle",
+      shouldSend: true,
+      window: { sends: 20, bounces: 1, complaints: 0 },
+      rates: { bounceRate: 0.05, complaintRate: 0 },
+    });
     expect(throttled.lastTrippedAt).not.toBeNull();
     expect(throttled.lastReason).toContain("bounce rate");
 
@@ -66,17 +93,31 @@ describe("agent reputation", () => {
     expect(refused.body.error).toMatchObject({ code: "not_permitted", param: "inboxId" });
     expect(refused.body.error.message).toContain("quarantined");
     const quarantined = await reputation();
-    expect(quarantined).toMatchObject({ state: "quarantined", verdict: "block", shouldSend: false, window: { sends: 22, bounces: 3 } });
+    expect(quarantined).toMatchObject({
+      state: "quarantined",
+      verdict: "block",
+      shouldSend: false,
+      window: { sends: 22, bounces: 3 },
+    });
 
     const fleet = await req("GET", "/v1/agents/reputation");
     expect(fleet.status).toBe(200);
     expect(fleet.body.window).toEqual({ hours: 24 });
     expect(fleet.body.thresholds.quarantineBounceRate).toBe(0.1);
-    expect(fleet.body.agents.find((a: { agentId: string }) => a.agentId === agent.agentId)).toMatchObject({ state: "quarantined", shouldSend: false });
+    expect(fleet.body.agents.find((a: { agentId: string }) => a.agentId === agent.agentId)).toMatchObject({
+      state: "quarantined",
+      shouldSend: false,
+    });
 
     const cleared = await req("POST", `/v1/agents/${agent.agentId}/reputation/clear`, { reason: "List cleaned" });
     expect(cleared.status).toBe(200);
-    expect(cleared.body).toMatchObject({ agentId: agent.agentId, state: "review", shouldSend: true, overrideLocked: false, reputation: { state: "review", verdict: "review", lastReason: "List cleaned", window: { sends: 0 } } });
+    expect(cleared.body).toMatchObject({
+      agentId: agent.agentId,
+      state: "review",
+      shouldSend: true,
+      overrideLocked: false,
+      reputation: { state: "review", verdict: "review", lastReason: "List cleaned", window: { sends: 0 } },
+    });
     expect((await send(sim("success", 1))).status).toBe(200);
     expect(await reputation()).toMatchObject({ state: "review", window: { sends: 1, bounces: 0 } });
 
@@ -95,12 +136,23 @@ describe("agent reputation", () => {
     const { agent, send, reputation } = await boundAgent();
     expect((await send([...sim("success", 19), ...sim("complaint", 1)])).status).toBe(200);
     const q = await reputation();
-    expect(q).toMatchObject({ state: "quarantined", shouldSend: false, window: { sends: 20, complaints: 1 }, rates: { complaintRate: 0.05 } });
+    expect(q).toMatchObject({
+      state: "quarantined",
+      shouldSend: false,
+      window: { sends: 20, complaints: 1 },
+      rates: { complaintRate: 0.05 },
+    });
     expect(q.lastReason).toContain("complaint rate");
     const locked = await req("POST", `/v1/agents/${agent.agentId}/reputation/clear`, { overrideLocked: true });
     expect(locked.body).toMatchObject({ state: "healthy", shouldSend: true, overrideLocked: true });
     expect((await send(sim("bounce", 25))).status).toBe(200);
-    expect(await reputation()).toMatchObject({ state: "healthy", overrideLocked: true, shouldSend: true, window: { sends: 25, bounces: 25 }, rates: { bounceRate: 1 } });
+    expect(await reputation()).toMatchObject({
+      state: "healthy",
+      overrideLocked: true,
+      shouldSend: true,
+      window: { sends: 25, bounces: 25 },
+      rates: { bounceRate: 1 },
+    });
     expect((await send(sim("success", 1))).status).toBe(200);
     // Unlocked, the rates since that clear decide again.
     await req("POST", `/v1/agents/${agent.agentId}/reputation/clear`, { overrideLocked: false });
@@ -129,7 +181,11 @@ describe("agent reputation", () => {
   test("fewer recipients than REPUTATION_MIN_SENDS are not judged; sends without an agent count for none", async () => {
     const { send, reputation } = await boundAgent();
     expect((await send(sim("bounce", 5))).status).toBe(200);
-    expect(await reputation()).toMatchObject({ state: "healthy", window: { sends: 5, bounces: 5 }, rates: { bounceRate: 1 } });
+    expect(await reputation()).toMatchObject({
+      state: "healthy",
+      window: { sends: 5, bounces: 5 },
+      rates: { bounceRate: 1 },
+    });
   });
 
   test("broadcasts: a throttled agent's must fit in the hour's allowance (429); a quarantined agent's are refused (403)", async () => {
@@ -138,7 +194,8 @@ describe("agent reputation", () => {
       const id = (await req("POST", "/v1/audiences", { name: `Rep ${size}` })).body.list.id as string;
       const members = Array.from({ length: size }, (_, i) => ({ email: `member${i}-${id.slice(0, 8)}@example.com` }));
       expect((await req("POST", `/v1/audiences/${id}/members`, { members })).status).toBe(200);
-      return (body: Record<string, unknown> = {}) => req("POST", `/v1/audiences/${id}/send`, { inboxId: inbox.id, subject: "News", text: "x", ...body });
+      return (body: Record<string, unknown> = {}) =>
+        req("POST", `/v1/audiences/${id}/send`, { inboxId: inbox.id, subject: "News", text: "x", ...body });
     };
     expect((await send([...sim("success", 19), ...sim("bounce", 1)])).status).toBe(200);
     expect(await reputation()).toMatchObject({ state: "throttled", window: { sends: 20 } });

@@ -13,7 +13,10 @@ beforeAll(async () => {
 const req = (method: string, path: string, body?: unknown) => call(method, path, { key: org.secret, body });
 
 async function auditActions(resourceId: string): Promise<string[]> {
-  const rows = await (await getDb()).select({ action: auditLogs.action }).from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, resourceId)));
+  const rows = await (await getDb())
+    .select({ action: auditLogs.action })
+    .from(auditLogs)
+    .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, resourceId)));
   return rows.map((r) => r.action).sort();
 }
 
@@ -22,7 +25,14 @@ describe("agent passports", () => {
     const made = await req("POST", "/v1/agents", { display: "  Triage  ", description: "first line" });
     expect(made.status).toBe(200);
     const a = made.body.agent;
-    expect(a).toMatchObject({ object: "agent", display: "Triage", description: "first line", status: "active", revokedAt: null, bindings: { apiKeyIds: [], inboxIds: [] } });
+    expect(a).toMatchObject({
+      object: "agent",
+      display: "Triage",
+      description: "first line",
+      status: "active",
+      revokedAt: null,
+      bindings: { apiKeyIds: [], inboxIds: [] },
+    });
     expect(a.agentId).toBe(`agt_${a.id.replace(/-/g, "")}`);
     expect(a.keys).toHaveLength(1);
     expect(a.keys[0]).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", status: "active" });
@@ -70,7 +80,12 @@ describe("agent passports", () => {
     const change = await req("PATCH", `/v1/agents/${a.agentId}`, { status: "active" });
     expect(change.status).toBe(409);
     expect(change.body.error).toMatchObject({ code: "conflict", param: "agentId" });
-    expect(await auditActions(a.id)).toEqual(["agent.created", "agent.reactivated", "agent.revoked", "agent.suspended"]);
+    expect(await auditActions(a.id)).toEqual([
+      "agent.created",
+      "agent.reactivated",
+      "agent.revoked",
+      "agent.suspended",
+    ]);
   });
 
   test("list: newest first, filtered by status, paginated", async () => {
@@ -82,7 +97,9 @@ describe("agent passports", () => {
     expect(page1.status).toBe(200);
     expect(page1.body.agents.map((a: { agentId: string }) => a.agentId)).toEqual([made[2], made[1]]);
     expect(page1.body.pagination.hasMore).toBe(true);
-    const page2 = await call("GET", `/v1/agents?limit=2&cursor=${page1.body.pagination.nextCursor}`, { key: mine.secret });
+    const page2 = await call("GET", `/v1/agents?limit=2&cursor=${page1.body.pagination.nextCursor}`, {
+      key: mine.secret,
+    });
     expect(page2.body.agents.map((a: { agentId: string }) => a.agentId)).toEqual([made[0]]);
     const suspended = await call("GET", "/v1/agents?status=suspended", { key: mine.secret });
     expect(suspended.body.agents.map((a: { agentId: string }) => a.agentId)).toEqual([made[0]]);
@@ -96,11 +113,20 @@ describe("agent passports", () => {
     const bound = await req("POST", `/v1/agents/${a.agentId}/bind`, { apiKeyId: key.id, inboxId: inbox.id });
     expect(bound.status).toBe(200);
     expect(bound.body).toEqual({ agentId: a.agentId, bound: true, apiKeyId: key.id, inboxId: inbox.id });
-    expect((await req("GET", `/v1/agents/${a.agentId}`)).body.agent.bindings).toEqual({ apiKeyIds: [key.id], inboxIds: [inbox.id] });
+    expect((await req("GET", `/v1/agents/${a.agentId}`)).body.agent.bindings).toEqual({
+      apiKeyIds: [key.id],
+      inboxIds: [inbox.id],
+    });
     // Binding the key to b moves it; the inbox stays with a.
     expect((await req("POST", `/v1/agents/${b.agentId}/bind`, { apiKeyId: key.id })).status).toBe(200);
-    expect((await req("GET", `/v1/agents/${a.agentId}`)).body.agent.bindings).toEqual({ apiKeyIds: [], inboxIds: [inbox.id] });
-    expect((await req("GET", `/v1/agents/${b.agentId}`)).body.agent.bindings).toEqual({ apiKeyIds: [key.id], inboxIds: [] });
+    expect((await req("GET", `/v1/agents/${a.agentId}`)).body.agent.bindings).toEqual({
+      apiKeyIds: [],
+      inboxIds: [inbox.id],
+    });
+    expect((await req("GET", `/v1/agents/${b.agentId}`)).body.agent.bindings).toEqual({
+      apiKeyIds: [key.id],
+      inboxIds: [],
+    });
     const unbound = await req("POST", `/v1/agents/${a.agentId}/bind`, { inboxId: inbox.id, unbind: true });
     expect(unbound.body).toEqual({ agentId: a.agentId, bound: false, apiKeyId: null, inboxId: inbox.id });
     expect((await req("GET", `/v1/agents/${a.agentId}`)).body.agent.bindings.inboxIds).toEqual([]);
@@ -126,9 +152,14 @@ describe("agent passports", () => {
     const a = await newAgent(org);
     const b = await newAgent(org);
     const key = await newKey(org, { scopes: ["messages:send"] });
-    const results = await Promise.all([a, b, a, b].map((x) => req("POST", `/v1/agents/${x.agentId}/bind`, { apiKeyId: key.id })));
+    const results = await Promise.all(
+      [a, b, a, b].map((x) => req("POST", `/v1/agents/${x.agentId}/bind`, { apiKeyId: key.id })),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const holders = [(await req("GET", `/v1/agents/${a.agentId}`)).body.agent, (await req("GET", `/v1/agents/${b.agentId}`)).body.agent].filter((x) => x.bindings.apiKeyIds.includes(key.id));
+    const holders = [
+      (await req("GET", `/v1/agents/${a.agentId}`)).body.agent,
+      (await req("GET", `/v1/agents/${b.agentId}`)).body.agent,
+    ].filter((x) => x.bindings.apiKeyIds.includes(key.id));
     expect(holders).toHaveLength(1);
   });
 });

@@ -14,7 +14,13 @@ test("create returns the secret once; only its hash and prefix are stored", asyn
   expect(res.status).toBe(200);
   const { apiKey, secret } = res.body;
   expect(secret).toMatch(/^svc_test_[A-Za-z0-9]{40}$/);
-  expect(apiKey).toMatchObject({ object: "api_key", name: "ci", status: "active", environment: "test", scopes: ["messages", "keys:read"] });
+  expect(apiKey).toMatchObject({
+    object: "api_key",
+    name: "ci",
+    status: "active",
+    environment: "test",
+    scopes: ["messages", "keys:read"],
+  });
   expect(secret.startsWith(apiKey.prefix)).toBe(true);
 
   const db = await getDb();
@@ -38,11 +44,20 @@ test("create returns the secret once; only its hash and prefix are stored", asyn
 test("a key can only grant a subset of its own scopes, bundles expanded", async () => {
   const org = await newOrg();
   const parent = await newKey(org, { scopes: ["messages", "keys:write"] });
-  const ok = await call("POST", "/v1/api-keys", { key: parent.secret, body: { name: "child", scopes: ["messages:send"] } });
+  const ok = await call("POST", "/v1/api-keys", {
+    key: parent.secret,
+    body: { name: "child", scopes: ["messages:send"] },
+  });
   expect(ok.status).toBe(200);
-  const bundle = await call("POST", "/v1/api-keys", { key: parent.secret, body: { name: "child", scopes: ["messages"] } });
+  const bundle = await call("POST", "/v1/api-keys", {
+    key: parent.secret,
+    body: { name: "child", scopes: ["messages"] },
+  });
   expect(bundle.status).toBe(200);
-  const wider = await call("POST", "/v1/api-keys", { key: parent.secret, body: { name: "child", scopes: ["messages", "letters:read"] } });
+  const wider = await call("POST", "/v1/api-keys", {
+    key: parent.secret,
+    body: { name: "child", scopes: ["messages", "letters:read"] },
+  });
   expect(wider.status).toBe(400);
   expect(wider.body.error).toMatchObject({ code: "invalid_request", param: "scopes" });
   expect(wider.body.error.message).toContain("letters:read");
@@ -72,7 +87,10 @@ test("update changes name, allowlist and inbox restriction; revoke is immediate 
   const org = await newOrg();
   const k = await newKey(org, { scopes: ["keys:read"] });
   const inbox = (await newInbox(org)).id;
-  const upd = await call("PATCH", `/v1/api-keys/${k.id}`, { key: org.secret, body: { name: "renamed", allowedIps: ["10.1.0.0/16"], inboxIds: [inbox] } });
+  const upd = await call("PATCH", `/v1/api-keys/${k.id}`, {
+    key: org.secret,
+    body: { name: "renamed", allowedIps: ["10.1.0.0/16"], inboxIds: [inbox] },
+  });
   expect(upd.status).toBe(200);
   expect(upd.body.apiKey).toMatchObject({ name: "renamed", allowedIps: ["10.1.0.0/16"], inboxIds: [inbox] });
   expect((await call("GET", "/v1/whoami", { key: k.secret, ip: "10.1.2.3" })).status).toBe(200);
@@ -90,8 +108,16 @@ test("update changes name, allowlist and inbox restriction; revoke is immediate 
   expect(again.status).toBe(200);
 
   const db = await getDb();
-  const audit = await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, k.id)));
-  expect(audit.map((a) => a.action).sort()).toEqual(["api_key.created", "api_key.revoked", "api_key.updated", "api_key.updated"]);
+  const audit = await db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.resourceId, k.id)));
+  expect(audit.map((a) => a.action).sort()).toEqual([
+    "api_key.created",
+    "api_key.revoked",
+    "api_key.updated",
+    "api_key.updated",
+  ]);
   expect(audit.every((a) => a.actor === `api_key:${org.apiKeyId}` && a.ip === "127.0.0.1")).toBe(true);
 });
 
@@ -101,7 +127,9 @@ test("lastUsedAt is set on use", async () => {
   expect((await call("GET", `/v1/api-keys/${k.id}`, { key: org.secret })).body.apiKey.lastUsedAt).toBeNull();
   await call("GET", "/v1/whoami", { key: k.secret });
   await expect
-    .poll(async () => (await call("GET", `/v1/api-keys/${k.id}`, { key: org.secret })).body.apiKey.lastUsedAt, { timeout: 5000 })
+    .poll(async () => (await call("GET", `/v1/api-keys/${k.id}`, { key: org.secret })).body.apiKey.lastUsedAt, {
+      timeout: 5000,
+    })
     .not.toBeNull();
 });
 
@@ -118,9 +146,16 @@ test("whoami has the full shape of the specification", async () => {
     usage: { activeApiKeys: 1 },
     period: { start: expect.any(String), end: expect.any(String) },
     notes: expect.any(Object),
-    storage: { usedBytes: 0, limitBytes: expect.any(Number), remainingBytes: expect.any(Number), breakdown: expect.any(Object) },
+    storage: {
+      usedBytes: 0,
+      limitBytes: expect.any(Number),
+      remainingBytes: expect.any(Number),
+      breakdown: expect.any(Object),
+    },
     organization: { id: org.orgId, role: "owner" },
-    organizations: [{ id: org.orgId, role: "owner", name: expect.any(String), slug: expect.any(String), vanitySlug: null }],
+    organizations: [
+      { id: org.orgId, role: "owner", name: expect.any(String), slug: expect.any(String), vanitySlug: null },
+    ],
     letters: { printMode: "test" },
   });
 });
@@ -173,7 +208,10 @@ test("whoami's figures: a change through an operation shows at once; one made ou
   // Outside the operations (another process, a workflow, by hand): the cached figures may be
   // served until they are a second old, then they are read again.
   const db = await getDb();
-  await db.update(apiKeys).set({ status: "revoked" }).where(and(eq(apiKeys.orgId, org.orgId), sql`${apiKeys.id} <> ${org.apiKeyId}`));
+  await db
+    .update(apiKeys)
+    .set({ status: "revoked" })
+    .where(and(eq(apiKeys.orgId, org.orgId), sql`${apiKeys.id} <> ${org.apiKeyId}`));
   await new Promise((r) => setTimeout(r, 1_100));
   expect((await call("GET", "/v1/whoami", { key: org.secret })).body.usage.activeApiKeys).toBe(1);
 });

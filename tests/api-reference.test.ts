@@ -10,7 +10,9 @@ test("types read as words: formats instead of regular expressions, enums, arrays
   expect(typeLabel({ type: "string", format: "uuid", pattern: UUID_PATTERN })).toBe("string (uuid)");
   expect(constraints({ type: "string", format: "uuid", pattern: UUID_PATTERN })).toEqual([]);
   expect(typeLabel({ type: "string", enum: ["active", "paused"] })).toBe('"active" | "paused"');
-  expect(typeLabel({ anyOf: [{ type: "integer", minimum: 1, maximum: 10 }, { type: "null" }] })).toBe("integer or null");
+  expect(typeLabel({ anyOf: [{ type: "integer", minimum: 1, maximum: 10 }, { type: "null" }] })).toBe(
+    "integer or null",
+  );
   expect(constraints({ anyOf: [{ type: "integer", minimum: 1, maximum: 10 }, { type: "null" }] })).toEqual(["1–10"]);
   expect(typeLabel({ type: "array", items: { type: "string", format: "email" } })).toBe("array of string (email)");
   expect(typeLabel({ type: "object", additionalProperties: { type: "string" } })).toBe("map of string to string");
@@ -38,7 +40,10 @@ test("fields and examples come from the schema; a request example keeps to the r
     ["owner", "object", false],
   ]);
   expect(rows[3]?.children.map((c) => [c.name, c.type])).toEqual([["id", "string (uuid)"]]);
-  expect(exampleOf(schema, { requiredOnly: true })).toEqual({ url: "https://example.com/", events: ["message.received"] });
+  expect(exampleOf(schema, { requiredOnly: true })).toEqual({
+    url: "https://example.com/",
+    events: ["message.received"],
+  });
   expect(exampleOf(schema)).toMatchObject({ label: "string", owner: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
 });
 
@@ -48,7 +53,11 @@ test("the generated document: every operation has readable types (no regular exp
   expect(ops.length).toBeGreaterThan(50);
   const types = (rows: ReturnType<typeof fieldRows>): string[] => rows.flatMap((r) => [r.type, ...types(r.children)]);
   for (const op of ops) {
-    const all = [...op.parameters.map((p) => p.type), ...types(op.request?.fields ?? []), ...types(op.success?.fields ?? [])];
+    const all = [
+      ...op.parameters.map((p) => p.type),
+      ...types(op.request?.fields ?? []),
+      ...types(op.success?.fields ?? []),
+    ];
     for (const t of all) {
       expect(t, `${op.id}: ${t}`).not.toMatch(/\^|\$\)|\[0-9/);
       expect(t, op.id).not.toBe("any");

@@ -37,9 +37,14 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
         const body = req.method === "GET" || req.method === "HEAD" ? undefined : await readAll(req);
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
-        if (options.defaultAuthorization && !headers.authorization) headers.authorization = options.defaultAuthorization;
+        if (options.defaultAuthorization && !headers.authorization)
+          headers.authorization = options.defaultAuthorization;
         const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
-        const response = await callRaw(req.method ?? "GET", url, { headers, rawBody: body?.length ? body.toString("utf8") : undefined, ip: req.socket.remoteAddress ?? "127.0.0.1" });
+        const response = await callRaw(req.method ?? "GET", url, {
+          headers,
+          rawBody: body?.length ? body.toString("utf8") : undefined,
+          ip: req.socket.remoteAddress ?? "127.0.0.1",
+        });
         const out: Record<string, string> = {};
         response.headers.forEach((v, k) => (out[k] = v));
         res.writeHead(response.status, out);

@@ -48,20 +48,43 @@ async function settled(broadcastId: string, ms = 60_000) {
 
 describe("audiences", () => {
   test("members by address and by contact; duplicates merged; imported counts the new ones; paged detail; remove; delete", async () => {
-    const created = await call("POST", "/v1/audiences", { ...key(), body: { name: "Newsletter", description: "Monthly" } });
+    const created = await call("POST", "/v1/audiences", {
+      ...key(),
+      body: { name: "Newsletter", description: "Monthly" },
+    });
     expect(created.status).toBe(200);
-    expect(created.body.list).toMatchObject({ object: "audience", name: "Newsletter", description: "Monthly", status: "active", memberCount: 0 });
+    expect(created.body.list).toMatchObject({
+      object: "audience",
+      name: "Newsletter",
+      description: "Monthly",
+      status: "active",
+      memberCount: 0,
+    });
     const id = created.body.list.id;
     const tag = Date.now().toString(36);
-    const contact = await newContact(org, { alias: `reader-${tag}`, handles: [{ channel: "email", value: `Reader-${tag}@Example.com`, isPrimary: true }] });
+    const contact = await newContact(org, {
+      alias: `reader-${tag}`,
+      handles: [{ channel: "email", value: `Reader-${tag}@Example.com`, isPrimary: true }],
+    });
 
     const add = await call("POST", `/v1/audiences/${id}/members`, {
       ...key(),
-      body: { members: [{ email: "A@example.com", name: "A" }, { email: "a@example.com" }, { contact: `@reader-${tag}` }, { email: `contact:${contact.id}` }, { email: "b@example.com", metadata: { plan: "pro" } }] },
+      body: {
+        members: [
+          { email: "A@example.com", name: "A" },
+          { email: "a@example.com" },
+          { contact: `@reader-${tag}` },
+          { email: `contact:${contact.id}` },
+          { email: "b@example.com", metadata: { plan: "pro" } },
+        ],
+      },
     });
     expect(add.status).toBe(200);
     expect(add.body).toEqual({ audienceId: id, imported: 3 });
-    const again = await call("POST", `/v1/audiences/${id}/members`, { ...key(), body: { members: [{ email: "b@example.com" }, { email: "c@example.com" }] } });
+    const again = await call("POST", `/v1/audiences/${id}/members`, {
+      ...key(),
+      body: { members: [{ email: "b@example.com" }, { email: "c@example.com" }] },
+    });
     expect(again.body.imported).toBe(1);
 
     const page1 = await call("GET", `/v1/audiences/${id}?limit=2`, key());
@@ -70,19 +93,40 @@ describe("audiences", () => {
     expect(page1.body.pagination.hasMore).toBe(true);
     const page2 = await call("GET", `/v1/audiences/${id}?limit=2&cursor=${page1.body.pagination.nextCursor}`, key());
     const all = [...page1.body.members, ...page2.body.members];
-    expect(all.map((m: { email: string }) => m.email).sort()).toEqual(["a@example.com", "b@example.com", "c@example.com", `reader-${tag}@example.com`]);
-    expect(all.find((m: { email: string }) => m.email.startsWith("reader"))).toMatchObject({ contactId: contact.id, source: "contact", status: "active" });
-    expect(all.find((m: { email: string }) => m.email === "a@example.com")).toMatchObject({ name: "A", contactId: null });
+    expect(all.map((m: { email: string }) => m.email).sort()).toEqual([
+      "a@example.com",
+      "b@example.com",
+      "c@example.com",
+      `reader-${tag}@example.com`,
+    ]);
+    expect(all.find((m: { email: string }) => m.email.startsWith("reader"))).toMatchObject({
+      contactId: contact.id,
+      source: "contact",
+      status: "active",
+    });
+    expect(all.find((m: { email: string }) => m.email === "a@example.com")).toMatchObject({
+      name: "A",
+      contactId: null,
+    });
 
-    const bad = await call("POST", `/v1/audiences/${id}/members`, { ...key(), body: { members: [{ email: "ok@example.com" }, { email: "nope" }] } });
+    const bad = await call("POST", `/v1/audiences/${id}/members`, {
+      ...key(),
+      body: { members: [{ email: "ok@example.com" }, { email: "nope" }] },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe("members[1].email");
-    const unknown = await call("POST", `/v1/audiences/${id}/members`, { ...key(), body: { members: [{ contact: "@nobody-at-all" }] } });
+    const unknown = await call("POST", `/v1/audiences/${id}/members`, {
+      ...key(),
+      body: { members: [{ contact: "@nobody-at-all" }] },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.param).toBe("members[0].contact");
 
     const b = all.find((m: { email: string }) => m.email === "b@example.com");
-    expect((await call("DELETE", `/v1/audiences/${id}/members/${b.id}`, key())).body).toEqual({ deleted: true, id: b.id });
+    expect((await call("DELETE", `/v1/audiences/${id}/members/${b.id}`, key())).body).toEqual({
+      deleted: true,
+      id: b.id,
+    });
     expect((await call("DELETE", `/v1/audiences/${id}/members/${b.id}`, key())).status).toBe(404);
     const list = await call("GET", "/v1/audiences", key());
     expect(list.body.audiences.find((a: { id: string }) => a.id === id)).toMatchObject({ memberCount: 3 });
@@ -96,7 +140,14 @@ describe("broadcasts", () => {
     const db = await getDb();
     // A complaint suppresses its address in this organization.
     const complainer = "complaint@simulator.amazonses.com";
-    expect((await call("POST", "/v1/messages", { ...key(), body: { inboxId: inbox.id, to: complainer, subject: "x", text: "x" } })).status).toBe(200);
+    expect(
+      (
+        await call("POST", "/v1/messages", {
+          ...key(),
+          body: { inboxId: inbox.id, to: complainer, subject: "x", text: "x" },
+        })
+      ).status,
+    ).toBe(200);
 
     const audience = (await call("POST", "/v1/audiences", { ...key(), body: { name: "Launch" } })).body.list.id;
     const emails = Array.from({ length: 30 }, (_, i) => `member${String(i).padStart(2, "0")}@example.com`);
@@ -104,39 +155,61 @@ describe("broadcasts", () => {
     const reader = await newContact(org, { handles: [{ channel: "email", value: emails[0] ?? "" }] });
     await call("POST", `/v1/audiences/${audience}/members`, {
       ...key(),
-      body: { members: [{ contact: `contact:${reader.id}` }, ...[...emails.slice(1), complainer].map((email) => ({ email }))] },
+      body: {
+        members: [{ contact: `contact:${reader.id}` }, ...[...emails.slice(1), complainer].map((email) => ({ email }))],
+      },
     });
 
-    const refused = await call("POST", `/v1/audiences/${audience}/send`, { ...key(), body: { inboxId: inbox.id, to: "x@example.com", text: "x" } });
+    const refused = await call("POST", `/v1/audiences/${audience}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, to: "x@example.com", text: "x" },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: "invalid_request", param: "to" });
-    const sendAt = await call("POST", `/v1/audiences/${audience}/send`, { ...key(), body: { inboxId: inbox.id, sendAt: new Date(Date.now() + 60_000).toISOString(), text: "x" } });
+    const sendAt = await call("POST", `/v1/audiences/${audience}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, sendAt: new Date(Date.now() + 60_000).toISOString(), text: "x" },
+    });
     expect(sendAt.body.error?.param).toBe("sendAt");
 
     const t = await newTemplate(org);
-    const res = await call("POST", `/v1/audiences/${audience}/send`, { ...key(), body: { inboxId: inbox.id, template: { id: t.slug, variables: { name: "friend" } } } });
+    const res = await call("POST", `/v1/audiences/${audience}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, template: { id: t.slug, variables: { name: "friend" } } },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ object: "broadcast", audienceId: audience, status: "queued" });
     expect(res.body.id).toMatch(/^bcast_[0-9a-f]{32}$/);
     // Added after it was queued: not in the snapshot.
-    await call("POST", `/v1/audiences/${audience}/members`, { ...key(), body: { members: [{ email: "late@example.com" }] } });
+    await call("POST", `/v1/audiences/${audience}/members`, {
+      ...key(),
+      body: { members: [{ email: "late@example.com" }] },
+    });
 
     const done = await settled(res.body.id);
-    expect(done).toMatchObject({ status: "completed", counts: { total: 31, sent: 30, failed: 0, suppressed: 1, pending: 0 }, template: { id: t.id, version: 1 } });
+    expect(done).toMatchObject({
+      status: "completed",
+      counts: { total: 31, sent: 30, failed: 0, suppressed: 1, pending: 0 },
+      template: { id: t.id, version: 1 },
+    });
     const sent = await db
       .select()
       .from(messages)
       .where(and(isNotNull(messages.broadcastId), eq(messages.inboxId, inbox.id), eq(messages.subject, "Hi friend")));
     expect(sent.map((m) => m.to[0]).sort()).toEqual(emails);
     expect(sent.every((m) => m.status === "sent")).toBe(true);
-    expect(sent.filter((m) => m.contactId !== null).map((m) => [m.to[0], m.contactId])).toEqual([[emails[0], reader.id]]);
+    expect(sent.filter((m) => m.contactId !== null).map((m) => [m.to[0], m.contactId])).toEqual([
+      [emails[0], reader.id],
+    ]);
 
     // The wire form: List-Unsubscribe with a link to this service, one-click, both DKIM-signed.
     const raw = fs.readFileSync(path.join(env.OUTBOX_DIR, `${sent[0]?.providerMessageId}.eml`)).toString();
     const link = /^List-Unsubscribe:\s*<([^>]+)>/m.exec(raw)?.[1] ?? "";
     expect(link).toMatch(/\/u\/u1\.[0-9a-f-]{36}\.[A-Za-z0-9_-]+$/);
     expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
-    const signed = (/^DKIM-Signature:[\s\S]*?h=([^;]+);/m.exec(raw)?.[1] ?? "").split(":").map((f) => f.trim().toLowerCase());
+    const signed = (/^DKIM-Signature:[\s\S]*?h=([^;]+);/m.exec(raw)?.[1] ?? "")
+      .split(":")
+      .map((f) => f.trim().toLowerCase());
     expect(signed).toEqual(expect.arrayContaining(["list-unsubscribe", "list-unsubscribe-post"]));
 
     // One-click: GET only shows the page; POST unsubscribes; a tampered token is unknown.
@@ -145,7 +218,10 @@ describe("broadcasts", () => {
     const page = await unsubscribePage(new Request(link), ctx(token));
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Unsubscribe from Launch?");
-    const post = await unsubscribePost(new Request(link, { method: "POST", body: "List-Unsubscribe=One-Click" }), ctx(token));
+    const post = await unsubscribePost(
+      new Request(link, { method: "POST", body: "List-Unsubscribe=One-Click" }),
+      ctx(token),
+    );
     expect(post.status).toBe(200);
     expect(await post.text()).toContain("You are unsubscribed");
     const tampered = token.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
@@ -154,7 +230,10 @@ describe("broadcasts", () => {
     expect(members.map((m: { email: string }) => m.email)).toEqual([sent[0]?.to[0]]);
 
     // The same broadcast again: every member was reached under the same per-member keys.
-    const repeat = await call("POST", `/v1/audiences/${audience}/send`, { ...key(), body: { inboxId: inbox.id, template: { id: t.slug, variables: { name: "friend" } } } });
+    const repeat = await call("POST", `/v1/audiences/${audience}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, template: { id: t.slug, variables: { name: "friend" } } },
+    });
     expect(repeat.status).toBe(202);
     const second = await settled(repeat.body.id);
     // The snapshot now has the late member and not the unsubscribed one; only the late member is new.
@@ -164,7 +243,10 @@ describe("broadcasts", () => {
   test("another organization's audience and broadcast are unknown", async () => {
     const other = await newOrg();
     const theirs = (await call("POST", "/v1/audiences", { key: other.secret, body: { name: "Theirs" } })).body.list.id;
-    const res = await call("POST", `/v1/audiences/${theirs}/send`, { ...key(), body: { inboxId: inbox.id, text: "x" } });
+    const res = await call("POST", `/v1/audiences/${theirs}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, text: "x" },
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.param).toBe("audienceId");
     expect((await call("GET", "/v1/broadcasts/bcast_00000000000000000000000000000000", key())).status).toBe(404);

@@ -39,7 +39,15 @@ async function exportAll(orgId: string, limit = 5000): Promise<AuditExportPage[]
 
 async function write(orgId: string, n: number, meta: (i: number) => Record<string, unknown> = (i) => ({ i })) {
   const db = await getDb();
-  for (let i = 0; i < n; i++) await appendChainedAudit(db, { orgId, action: "test.action", actor: "system:test", resourceType: "thing", resourceId: String(i), metadata: meta(i) });
+  for (let i = 0; i < n; i++)
+    await appendChainedAudit(db, {
+      orgId,
+      action: "test.action",
+      actor: "system:test",
+      resourceType: "thing",
+      resourceId: String(i),
+      metadata: meta(i),
+    });
 }
 
 describe("audit hash chain", () => {
@@ -47,7 +55,11 @@ describe("audit hash chain", () => {
     const org = await newOrg();
     const db = await getDb();
     await recordAudit(db, { actor: "system:test", ip: null }, { orgId: org.orgId, action: "test.recorded" });
-    const rows = await db.select().from(auditLogs).where(eq(auditLogs.orgId, org.orgId)).orderBy(asc(auditLogs.chainSeq));
+    const rows = await db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.orgId, org.orgId))
+      .orderBy(asc(auditLogs.chainSeq));
     expect(rows.length).toBeGreaterThanOrEqual(2);
     expect(rows.map((r) => r.chainSeq)).toEqual(rows.map((_, i) => i + 1));
     expect(rows.at(-1)?.action).toBe("test.recorded");
@@ -63,12 +75,24 @@ describe("audit hash chain", () => {
       { orgId: org.orgId, action: "legacy.one", actor: "system:legacy", createdAt: new Date(Date.now() - 2000) },
       { orgId: org.orgId, action: "legacy.two", actor: "system:legacy", createdAt: new Date(Date.now() - 1000) },
     ]);
-    const unchained = await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), isNull(auditLogs.chainSeq)));
+    const unchained = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.orgId, org.orgId), isNull(auditLogs.chainSeq)));
     expect(unchained.length).toBeGreaterThanOrEqual(2);
     await write(org.orgId, 3);
-    const rows = await db.select().from(auditLogs).where(eq(auditLogs.orgId, org.orgId)).orderBy(asc(auditLogs.chainSeq));
+    const rows = await db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.orgId, org.orgId))
+      .orderBy(asc(auditLogs.chainSeq));
     expect(rows.map((r) => r.chainSeq)).toEqual(rows.map((_, i) => i + 1));
-    expect(rows.slice(0, unchained.length).map((r) => r.id).sort()).toEqual(unchained.map((r) => r.id).sort());
+    expect(
+      rows
+        .slice(0, unchained.length)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(unchained.map((r) => r.id).sort());
     expect(rows[0]?.prevHash).toBe("");
     for (let i = 1; i < rows.length; i++) {
       expect(rows[i]?.prevHash).toBe(rows[i - 1]?.rowHash);
@@ -85,9 +109,32 @@ describe("audit hash chain", () => {
     if (!first) throw new Error("no rows");
     const { prevHash, rowHash, ...rest } = first;
     expect(rowHash).toBe(sha256Hex(prevHash + jcs(rest)));
-    expect(Object.keys(rest).sort()).toEqual(["action", "actor", "agentId", "chainSeq", "createdAt", "id", "ip", "metadata", "resourceId", "resourceType", "userId"]);
+    expect(Object.keys(rest).sort()).toEqual([
+      "action",
+      "actor",
+      "agentId",
+      "chainSeq",
+      "createdAt",
+      "id",
+      "ip",
+      "metadata",
+      "resourceId",
+      "resourceType",
+      "userId",
+    ]);
     expect(rest.userId).toBe(org.orgId);
-    expect(page?.manifest).toMatchObject({ type: "svc.audit.manifest.v1", issuer: ISSUER, userId: org.orgId, region: "local", fromChainSeq: 1, toChainSeq: rows.length, rowCount: rows.length, headChainSeq: rows.length, headRowHash: head.rowHash, alg: "EdDSA" });
+    expect(page?.manifest).toMatchObject({
+      type: "svc.audit.manifest.v1",
+      issuer: ISSUER,
+      userId: org.orgId,
+      region: "local",
+      fromChainSeq: 1,
+      toChainSeq: rows.length,
+      rowCount: rows.length,
+      headChainSeq: rows.length,
+      headRowHash: head.rowHash,
+      alg: "EdDSA",
+    });
     const report = verifyAuditExport(pages, { jwks: await jwks() });
     expect(report.problems).toEqual([]);
     expect(report).toMatchObject({ ok: true, rowCount: rows.length, gaps: [], head: { reached: true } });
@@ -105,7 +152,11 @@ describe("audit hash chain", () => {
         }),
       ),
     );
-    const rows = await db.select().from(auditLogs).where(eq(auditLogs.orgId, org.orgId)).orderBy(asc(auditLogs.chainSeq));
+    const rows = await db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.orgId, org.orgId))
+      .orderBy(asc(auditLogs.chainSeq));
     expect(rows.map((r) => r.chainSeq)).toEqual(rows.map((_, i) => i + 1));
     expect(new Set(rows.map((r) => r.prevHash)).size).toBe(rows.length); // no two rows share a predecessor
     expect(rows.filter((r) => r.action === "race")).toHaveLength(writers);
@@ -133,7 +184,13 @@ describe("audit hash chain", () => {
 
   test("values that are awkward in JSON are stored as they were hashed", async () => {
     const org = await newOrg();
-    await write(org.orgId, 1, () => ({ text: "a\u0000b \ud800 é 😀", n: [0.1, 1e21, -0, 2 ** 53 - 1], nested: { z: null, a: [true, false, {}] }, when: new Date(0), gone: undefined }));
+    await write(org.orgId, 1, () => ({
+      text: "a\u0000b \ud800 é 😀",
+      n: [0.1, 1e21, -0, 2 ** 53 - 1],
+      nested: { z: null, a: [true, false, {}] },
+      when: new Date(0),
+      gone: undefined,
+    }));
     const report = verifyAuditExport(await exportAll(org.orgId), { jwks: await jwks() });
     expect(report.problems).toEqual([]);
   });
@@ -148,12 +205,21 @@ describe("audit hash chain", () => {
     expect(pages[0]?.pagination.nextCursor).toBe(5);
     expect(pages[1]?.rows[0]?.chainSeq).toBe(6);
     expect(pages[1]?.manifest.cursor).toBe(5);
-    expect(verifyAuditExport(pages, { jwks: await jwks() })).toMatchObject({ ok: true, rowCount: total, pageCount: pages.length });
+    expect(verifyAuditExport(pages, { jwks: await jwks() })).toMatchObject({
+      ok: true,
+      rowCount: total,
+      pageCount: pages.length,
+    });
     // Time bounds: rows inside [from, to] only.
     const db = await getDb();
     const mid = pages[1]?.rows[0];
     if (!mid) throw new Error("no row");
-    const bounded = await exportAuditPage(db, { orgId: org.orgId, from: new Date(mid.createdAt), issuer: ISSUER, region: "local" });
+    const bounded = await exportAuditPage(db, {
+      orgId: org.orgId,
+      from: new Date(mid.createdAt),
+      issuer: ISSUER,
+      region: "local",
+    });
     expect(bounded.rows.every((r) => r.createdAt >= mid.createdAt)).toBe(true);
     expect(bounded.manifest.from).toBe(mid.createdAt);
   });
@@ -162,20 +228,32 @@ describe("audit hash chain", () => {
     const org = await newOrg();
     const db = await getDb();
     await write(org.orgId, 6);
-    const target = (await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 4))))[0];
+    const target = (
+      await db
+        .select()
+        .from(auditLogs)
+        .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 4)))
+    )[0];
     if (!target) throw new Error("no row 4");
     const keys = await jwks();
 
     // In the database (the export is signed over what is stored: the manifest holds, the chain does not).
-    await db.update(auditLogs).set({ metadata: { i: 999 } }).where(eq(auditLogs.id, target.id));
+    await db
+      .update(auditLogs)
+      .set({ metadata: { i: 999 } })
+      .where(eq(auditLogs.id, target.id));
     const report = verifyAuditExport(await exportAll(org.orgId), { jwks: keys });
     expect(report.ok).toBe(false);
-    expect(report.problems).toEqual([expect.objectContaining({ chainSeq: 4, message: expect.stringContaining("rowHash does not match") })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ chainSeq: 4, message: expect.stringContaining("rowHash does not match") }),
+    ]);
     // Recomputing the row's own hash does not help: the next row's prevHash no longer links.
     const forgedHash = rowHashOf(target.prevHash ?? "", { ...(await exportAll(org.orgId))[0]?.rows[3] });
     await db.update(auditLogs).set({ rowHash: forgedHash }).where(eq(auditLogs.id, target.id));
     const relinked = verifyAuditExport(await exportAll(org.orgId), { jwks: keys });
-    expect(relinked.problems).toEqual([expect.objectContaining({ chainSeq: 5, message: expect.stringContaining("chain is broken") })]);
+    expect(relinked.problems).toEqual([
+      expect.objectContaining({ chainSeq: 5, message: expect.stringContaining("chain is broken") }),
+    ]);
   });
 
   test("an export file edited after signing fails: rows, order, removal, manifest", async () => {
@@ -190,7 +268,10 @@ describe("audit hash chain", () => {
     const edited = clone();
     (edited.rows[2] as { action: string }).action = "something.else";
     expect(verifyAuditExport(edited, { jwks: keys }).problems.map((p) => p.message)).toEqual(
-      expect.arrayContaining([expect.stringContaining("rowsSha256"), expect.stringContaining("rowHash does not match")]),
+      expect.arrayContaining([
+        expect.stringContaining("rowsSha256"),
+        expect.stringContaining("rowHash does not match"),
+      ]),
     );
 
     const dropped = clone();
@@ -201,11 +282,15 @@ describe("audit hash chain", () => {
 
     const cut = clone();
     cut.rows.pop();
-    expect(verifyAuditExport(cut, { jwks: keys }).problems.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringContaining("rows missing at the end")]));
+    expect(verifyAuditExport(cut, { jwks: keys }).problems.map((p) => p.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("rows missing at the end")]),
+    );
 
     const swapped = clone();
     [swapped.rows[1], swapped.rows[2]] = [swapped.rows[2] as never, swapped.rows[1] as never];
-    expect(verifyAuditExport(swapped, { jwks: keys }).problems.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringContaining("out of order")]));
+    expect(verifyAuditExport(swapped, { jwks: keys }).problems.map((p) => p.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("out of order")]),
+    );
 
     const manifest = clone();
     manifest.manifest.headChainSeq = 1;
@@ -218,7 +303,10 @@ describe("audit hash chain", () => {
     const org = await newOrg();
     const db = await getDb();
     await write(org.orgId, 6);
-    const [victim] = await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 3)));
+    const [victim] = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 3)));
     if (!victim) throw new Error("no row 3");
     await db.delete(auditLogs).where(eq(auditLogs.id, victim.id));
     const keys = await jwks();
@@ -229,15 +317,23 @@ describe("audit hash chain", () => {
     expect(plain.gaps).toEqual([{ fromChainSeq: 3, toChainSeq: 3, explained: false }]);
     expect(verifyAuditExport(pages, { jwks: keys, requireExplainedGaps: true }).ok).toBe(false);
 
-    const certificate = await signArtifact(db, { type: "svc.test.certificate", erasedAuditRows: [{ chainSeq: 3, prevHash: victim.prevHash, rowHash: victim.rowHash }] });
+    const certificate = await signArtifact(db, {
+      type: "svc.test.certificate",
+      erasedAuditRows: [{ chainSeq: 3, prevHash: victim.prevHash, rowHash: victim.rowHash }],
+    });
     const explained = verifyAuditExport(pages, { jwks: keys, certificates: [certificate], requireExplainedGaps: true });
     expect(explained.problems).toEqual([]);
     expect(explained.gaps).toEqual([{ fromChainSeq: 3, toChainSeq: 3, explained: true }]);
     // A certificate that lies about the erased row's hash does not bridge the gap.
-    const liar = await signArtifact(db, { type: "svc.test.certificate", erasedAuditRows: [{ chainSeq: 3, prevHash: victim.prevHash, rowHash: "0".repeat(64) }] });
+    const liar = await signArtifact(db, {
+      type: "svc.test.certificate",
+      erasedAuditRows: [{ chainSeq: 3, prevHash: victim.prevHash, rowHash: "0".repeat(64) }],
+    });
     expect(verifyAuditExport(pages, { jwks: keys, certificates: [liar] }).ok).toBe(false);
     // An unsigned certificate is refused.
-    expect(verifyAuditExport(pages, { jwks: keys, certificates: [{ ...certificate, signature: "A".repeat(86) }] }).ok).toBe(false);
+    expect(
+      verifyAuditExport(pages, { jwks: keys, certificates: [{ ...certificate, signature: "A".repeat(86) }] }).ok,
+    ).toBe(false);
   });
 
   test("the standalone verifier script and the README's openssl recipe agree", async () => {
@@ -248,7 +344,8 @@ describe("audit hash chain", () => {
     const jwksFile = path.join(tmp, "jwks.json");
     fs.writeFileSync(exportFile, JSON.stringify(pages[0]));
     fs.writeFileSync(jwksFile, JSON.stringify(await jwks()));
-    const run = (file: string) => spawnSync("npx", ["tsx", "scripts/verify-audit-export.ts", file, "--jwks", jwksFile], { encoding: "utf8" });
+    const run = (file: string) =>
+      spawnSync("npx", ["tsx", "scripts/verify-audit-export.ts", file, "--jwks", jwksFile], { encoding: "utf8" });
     const good = run(exportFile);
     expect(good.stdout).toContain("VERIFIED");
     expect(good.status).toBe(0);

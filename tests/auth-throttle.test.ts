@@ -41,7 +41,12 @@ async function authClient(ip: string) {
     const res = await handlers.POST(
       new NextRequest(`${base}${path}`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookie(), origin: base, ...stamped(ip) },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: cookie(),
+          origin: base,
+          ...stamped(ip),
+        },
         body: new URLSearchParams({ ...form, csrfToken, callbackUrl: `${base}/` }).toString(),
       }),
     );
@@ -110,7 +115,8 @@ describe("sign-in throttles hold on Auth.js's own routes (issue 10 #3)", () => {
     const { perEmail } = AUTH_LIMITS["sign-in"];
     // Different client addresses, so only the per-address limit applies.
     const outcomes = [];
-    for (let i = 0; i < perEmail.limit + 3; i++) outcomes.push(await (await authClient(freshIp())).password(email, `wrong guess ${i}`));
+    for (let i = 0; i < perEmail.limit + 3; i++)
+      outcomes.push(await (await authClient(freshIp())).password(email, `wrong guess ${i}`));
     for (const o of outcomes.slice(0, perEmail.limit)) {
       expect(o.location).toContain("error=CredentialsSignin");
       expect(o.location).not.toContain("rate_limited");
@@ -125,7 +131,8 @@ describe("sign-in throttles hold on Auth.js's own routes (issue 10 #3)", () => {
     const client = await authClient(ip);
     const { perClient } = AUTH_LIMITS["sign-in"];
     const outcomes = [];
-    for (let i = 0; i < perClient.limit + 2; i++) outcomes.push(await client.password(`spray-${i}-${randomUUID().slice(0, 6)}@example.test`, "password guess 1"));
+    for (let i = 0; i < perClient.limit + 2; i++)
+      outcomes.push(await client.password(`spray-${i}-${randomUUID().slice(0, 6)}@example.test`, "password guess 1"));
     expect(outcomes.slice(0, perClient.limit).every((o) => !o.location.includes("rate_limited"))).toBe(true);
     expect(outcomes.slice(perClient.limit).every((o) => o.location.includes("code=rate_limited"))).toBe(true);
   });
@@ -139,7 +146,9 @@ describe("sign-in throttles hold on Auth.js's own routes (issue 10 #3)", () => {
     for (const s of sent.slice(0, perEmail.limit)) expect(s.location).toContain("/api/auth/verify-request");
     for (const s of sent.slice(perEmail.limit)) expect(s.location).toContain("/sign-in?error=RateLimited");
     const outbox = fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : [];
-    expect(outbox.filter((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f)).includes(email))).toHaveLength(perEmail.limit);
+    expect(outbox.filter((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f)).includes(email))).toHaveLength(
+      perEmail.limit,
+    );
   });
 });
 
@@ -156,7 +165,8 @@ describe("failed API-key authentication is limited per client address (issue 10 
     const ip = freshIp();
     const bad = `svc_live_${"x".repeat(40)}`;
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await call("GET", "/v1/whoami", { key: i % 2 ? bad : "nope", ip })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await call("GET", "/v1/whoami", { key: i % 2 ? bad : "nope", ip })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     const limited = await call("GET", "/v1/whoami", { key: bad, ip });
     expect(limited.status).toBe(429);

@@ -12,30 +12,51 @@ export async function defaultBucketId(org: TestOrg): Promise<string> {
 }
 
 /** A PUT to a presigned URL: the app's storage route in-process, or the real S3 endpoint. */
-export async function putBytes(url: string, headers: Record<string, string>, content: string | Buffer): Promise<{ status: number; text: string }> {
+export async function putBytes(
+  url: string,
+  headers: Record<string, string>,
+  content: string | Buffer,
+): Promise<{ status: number; text: string }> {
   const u = new URL(url);
   if (u.pathname.startsWith("/storage/") && !u.searchParams.has("X-Amz-Signature")) {
     const text = typeof content === "string" ? content : content.toString("utf8");
-    const res = await callRaw("PUT", `${u.pathname}${u.search}`, { headers: { ...headers, "content-length": String(Buffer.byteLength(text)) }, rawBody: text });
+    const res = await callRaw("PUT", `${u.pathname}${u.search}`, {
+      headers: { ...headers, "content-length": String(Buffer.byteLength(text)) },
+      rawBody: text,
+    });
     return { status: res.status, text: await res.text() };
   }
-  const res = await fetch(url, { method: "PUT", headers, body: typeof content === "string" ? content : new Uint8Array(content) });
+  const res = await fetch(url, {
+    method: "PUT",
+    headers,
+    body: typeof content === "string" ? content : new Uint8Array(content),
+  });
   return { status: res.status, text: await res.text() };
 }
 
 /** GET of a presigned download URL. */
 export async function getBytes(url: string): Promise<{ status: number; text: string; headers: Headers }> {
   const u = new URL(url);
-  const res = u.pathname.startsWith("/storage/") && !u.searchParams.has("X-Amz-Signature") ? await callRaw("GET", `${u.pathname}${u.search}`) : await fetch(url);
+  const res =
+    u.pathname.startsWith("/storage/") && !u.searchParams.has("X-Amz-Signature")
+      ? await callRaw("GET", `${u.pathname}${u.search}`)
+      : await fetch(url);
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
-export async function uploadObject(org: TestOrg, opts: { bucketId?: string; filename?: string; content?: string; contentType?: string } = {}) {
+export async function uploadObject(
+  org: TestOrg,
+  opts: { bucketId?: string; filename?: string; content?: string; contentType?: string } = {},
+) {
   const bucketId = opts.bucketId ?? (await defaultBucketId(org));
   const content = opts.content ?? "hello, bucket\n";
   const up = await call("POST", `/v1/buckets/${bucketId}/uploads`, {
     key: org.secret,
-    body: { filename: opts.filename ?? "hello.txt", contentType: opts.contentType ?? "text/plain", size: Buffer.byteLength(content) },
+    body: {
+      filename: opts.filename ?? "hello.txt",
+      contentType: opts.contentType ?? "text/plain",
+      size: Buffer.byteLength(content),
+    },
   });
   if (up.status !== 200) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
   const put = await putBytes(up.body.uploadUrl, up.body.headers, content);
@@ -46,7 +67,10 @@ export async function uploadObject(org: TestOrg, opts: { bucketId?: string; file
 }
 
 /** A clean object without waiting for the workflow: the scan workflow's own step, run directly. */
-export async function cleanObject(org: TestOrg, opts: { bucketId?: string; filename?: string; content?: string; contentType?: string } = {}) {
+export async function cleanObject(
+  org: TestOrg,
+  opts: { bucketId?: string; filename?: string; content?: string; contentType?: string } = {},
+) {
   const uploaded = await uploadObject(org, opts);
   const [{ scanObject }, { getDb }] = await Promise.all([import("@/lib/buckets/scan"), import("@/db")]);
   const outcome = await scanObject(await getDb(), uploaded.objectId);

@@ -14,7 +14,8 @@ import { call, newInbox, newKey, newOrg, type TestOrg } from "./harness";
 const put = (org: TestOrg, body: unknown) => call("PUT", "/v1/budgets", { key: org.secret, body });
 const send = (secret: string, inboxId: string, to: string | string[], extra: Record<string, unknown> = {}) =>
   call("POST", "/v1/messages", { key: secret, body: { inboxId, to, subject: "budget", text: "hello", ...extra } });
-const rcpt = (n: number) => Array.from({ length: n }, (_, i) => `r${i}-${Math.random().toString(36).slice(2, 8)}@example.com`);
+const rcpt = (n: number) =>
+  Array.from({ length: n }, (_, i) => `r${i}-${Math.random().toString(36).slice(2, 8)}@example.com`);
 
 async function tripped(org: TestOrg) {
   const res = await call("GET", "/v1/events?type=budget.tripped&limit=100", { key: org.secret });
@@ -24,7 +25,10 @@ async function tripped(org: TestOrg) {
 
 async function outboundCount(orgId: string): Promise<number> {
   const db = await getDb();
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(messages).where(and(eq(messages.orgId, orgId), eq(messages.direction, "outbound")));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(and(eq(messages.orgId, orgId), eq(messages.direction, "outbound")));
   return row?.n ?? 0;
 }
 
@@ -44,11 +48,20 @@ describe("the budgets API", () => {
       scope: "account",
       scopeId: null,
       enabled: true,
-      limits: { maxSendsPerDay: 100, maxNewRecipientsPerHour: null, hardStopOnComplaint: true, maxSpendPerDayCents: null },
+      limits: {
+        maxSendsPerDay: 100,
+        maxNewRecipientsPerHour: null,
+        hardStopOnComplaint: true,
+        maxSpendPerDayCents: null,
+      },
       usage: { sendsLast24h: 2, newRecipientsLastHour: 2, accountHasComplaint: false, spentLast24hCents: 0 },
     });
     const again = await put(org, { scope: "account", enabled: false, limits: { maxNewRecipientsPerHour: 5 } });
-    expect(again.body.budget).toMatchObject({ id: made.body.budget.id, enabled: false, limits: { maxSendsPerDay: null, maxNewRecipientsPerHour: 5 } });
+    expect(again.body.budget).toMatchObject({
+      id: made.body.budget.id,
+      enabled: false,
+      limits: { maxSendsPerDay: null, maxNewRecipientsPerHour: 5 },
+    });
     const key = await newKey(org, { scopes: ["messages:send"] });
     const keyBudget = await put(org, { scope: "key", scopeId: key.id, limits: { maxSendsPerDay: 3 } });
     expect(keyBudget.status).toBe(200);
@@ -61,10 +74,15 @@ describe("the budgets API", () => {
     expect(list.body.budgets.map((b: { scope: string }) => b.scope)).toEqual(["account", "key", "agent"]);
     const got = await call("GET", `/v1/budgets/${keyBudget.body.budget.id}`, { key: org.secret });
     expect(got.body.budget.id).toBe(keyBudget.body.budget.id);
-    expect((await call("DELETE", `/v1/budgets/${agent.body.budget.id}`, { key: org.secret })).body).toEqual({ deleted: true, id: agent.body.budget.id });
+    expect((await call("DELETE", `/v1/budgets/${agent.body.budget.id}`, { key: org.secret })).body).toEqual({
+      deleted: true,
+      id: agent.body.budget.id,
+    });
     expect((await call("GET", `/v1/budgets/${agent.body.budget.id}`, { key: org.secret })).status).toBe(404);
     const audit = await call("GET", "/v1/audit-logs?limit=100", { key: org.secret });
-    expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual(expect.arrayContaining(["budget.created", "budget.updated", "budget.deleted"]));
+    expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual(
+      expect.arrayContaining(["budget.created", "budget.updated", "budget.deleted"]),
+    );
   });
 
   test("bad budgets are refused naming the field: no limit, subject rules, spend cap off the account, another organization's key", async () => {
@@ -107,7 +125,14 @@ describe("enforcement in the send path", () => {
     expect(events[0]).toMatchObject({
       type: "budget.tripped",
       partitionKey: `budget:${budget.id}`,
-      data: { budgetId: budget.id, budget: { id: budget.id, scope: "account", scopeId: null, limits: { maxSendsPerDay: 10 } }, limit: "maxSendsPerDay", limitValue: 10, requested: 1, usage: { sendsLast24h: 10 } },
+      data: {
+        budgetId: budget.id,
+        budget: { id: budget.id, scope: "account", scopeId: null, limits: { maxSendsPerDay: 10 } },
+        limit: "maxSendsPerDay",
+        limitValue: 10,
+        requested: 1,
+        usage: { sendsLast24h: 10 },
+      },
     });
   }, 120_000);
 
@@ -137,14 +162,19 @@ describe("enforcement in the send path", () => {
       { orgId: org.orgId, messageId: crypto.randomUUID(), recipients: 4, createdAt: ago(2) },
       { orgId: org.orgId, messageId: crypto.randomUUID(), recipients: 3, createdAt: ago(0.5) },
     ]);
-    const b = (await put(org, { scope: "account", limits: { maxSendsPerDay: 10, maxNewRecipientsPerHour: 5 } })).body.budget;
+    const b = (await put(org, { scope: "account", limits: { maxSendsPerDay: 10, maxNewRecipientsPerHour: 5 } })).body
+      .budget;
     expect(b.usage).toMatchObject({ sendsLast24h: 7, newRecipientsLastHour: 3 });
     expect((await send(org.secret, inbox.id, rcpt(2))).status).toBe(200);
     const hour = await send(org.secret, inbox.id, rcpt(1));
     expect(hour.status).toBe(429);
     expect(hour.body.error.message).toContain("maxNewRecipientsPerHour");
     const event = (await tripped(org)).at(-1);
-    expect(event?.data).toMatchObject({ limit: "maxNewRecipientsPerHour", limitValue: 5, usage: { sendsLast24h: 9, newRecipientsLastHour: 5 } });
+    expect(event?.data).toMatchObject({
+      limit: "maxNewRecipientsPerHour",
+      limitValue: 5,
+      usage: { sendsLast24h: 9, newRecipientsLastHour: 5 },
+    });
   });
 
   test("a key budget limits that key only; an agent budget naming a key limits it too", async () => {
@@ -167,7 +197,10 @@ describe("enforcement in the send path", () => {
     const boundInbox = await newInbox(org);
     const otherInbox = await newInbox(org);
     const agent = (await call("POST", "/v1/agents", { key: org.secret, body: { display: "Mailer" } })).body.agent;
-    const bound = await call("POST", `/v1/agents/${agent.agentId}/bind`, { key: org.secret, body: { inboxId: boundInbox.id } });
+    const bound = await call("POST", `/v1/agents/${agent.agentId}/bind`, {
+      key: org.secret,
+      body: { inboxId: boundInbox.id },
+    });
     expect(bound.status).toBe(200);
     const b = (await put(org, { scope: "agent", scopeId: agent.agentId, limits: { maxSendsPerDay: 2 } })).body.budget;
     expect((await send(org.secret, boundInbox.id, rcpt(2))).status).toBe(200);
@@ -175,7 +208,11 @@ describe("enforcement in the send path", () => {
     const over = await send(org.secret, boundInbox.id, rcpt(1));
     expect(over.status).toBe(429);
     expect((await call("GET", `/v1/budgets/${b.id}`, { key: org.secret })).body.budget.usage.sendsLast24h).toBe(2);
-    const missing = await put(org, { scope: "agent", scopeId: "agt_0000000000000000000000000000000a", limits: { maxSendsPerDay: 1 } });
+    const missing = await put(org, {
+      scope: "agent",
+      scopeId: "agt_0000000000000000000000000000000a",
+      limits: { maxSendsPerDay: 1 },
+    });
     expect([missing.status, missing.body.error.param]).toEqual([404, "scopeId"]);
   });
 
@@ -185,7 +222,9 @@ describe("enforcement in the send path", () => {
     await put(org, { scope: "account", limits: { hardStopOnComplaint: true } });
     expect((await send(org.secret, inbox.id, rcpt(1))).status).toBe(200);
     const db = await getDb();
-    await db.insert(suppressions).values({ orgId: org.orgId, address: "angry@example.com", reason: "complaint", lastEventAt: new Date() });
+    await db
+      .insert(suppressions)
+      .values({ orgId: org.orgId, address: "angry@example.com", reason: "complaint", lastEventAt: new Date() });
     const res = await send(org.secret, inbox.id, rcpt(1));
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe("budget_exceeded");
@@ -226,7 +265,10 @@ describe("enforcement in the send path", () => {
   test("budget.tripped reaches the webhooks subscribed to it, in the transaction that records it", async () => {
     const org = await newOrg();
     const inbox = await newInbox(org);
-    const hook = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["budget.tripped"] } });
+    const hook = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: "http://127.0.0.1:9/hook", events: ["budget.tripped"] },
+    });
     expect(hook.status).toBe(200);
     await put(org, { scope: "account", limits: { maxSendsPerDay: 0 } });
     expect((await send(org.secret, inbox.id, rcpt(1))).status).toBe(429);
@@ -247,7 +289,10 @@ describe("paid holds under maxSpendPerDayCents", () => {
     await settleSpend(db, free.id, "released");
     await put(org, { scope: "account", limits: { maxSpendPerDayCents: 500 } });
     const a = await holdSpend(db, org.orgId, 300, "letter:a");
-    await expect(holdSpend(db, org.orgId, 300, "letter:b")).rejects.toMatchObject({ code: "spend_cap_reached", status: 429 });
+    await expect(holdSpend(db, org.orgId, 300, "letter:b")).rejects.toMatchObject({
+      code: "spend_cap_reached",
+      status: 429,
+    });
     expect((await settleSpend(db, a.id, "released"))?.status).toBe("released");
     expect(await settleSpend(db, a.id, "captured")).toBeNull();
     const b = await holdSpend(db, org.orgId, 300, "letter:b");
@@ -255,7 +300,12 @@ describe("paid holds under maxSpendPerDayCents", () => {
     await expect(holdSpend(db, org.orgId, 201, "letter:c")).rejects.toMatchObject({ code: "spend_cap_reached" });
     await holdSpend(db, org.orgId, 200, "letter:c");
     const event = (await tripped(org)).at(-1);
-    expect(event?.data).toMatchObject({ limit: "maxSpendPerDayCents", limitValue: 500, requested: 201, usage: { spentLast24hCents: 300 } });
+    expect(event?.data).toMatchObject({
+      limit: "maxSpendPerDayCents",
+      limitValue: 500,
+      requested: 201,
+      usage: { spentLast24hCents: 300 },
+    });
     const budget = (await call("GET", "/v1/budgets", { key: org.secret })).body.budgets[0];
     expect(budget.usage.spentLast24hCents).toBe(500);
 
@@ -268,9 +318,14 @@ describe("paid holds under maxSpendPerDayCents", () => {
     const org = await newOrg();
     const db = await getDb();
     await put(org, { scope: "account", limits: { maxSpendPerDayCents: 1000 } });
-    const results = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => holdSpend(db, org.orgId, 100, `letter:${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) => holdSpend(db, org.orgId, 100, `letter:${i}`)),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
-    const [sum] = await db.select({ cents: sql<number>`sum(amount_cents)::int` }).from(spendHolds).where(eq(spendHolds.orgId, org.orgId));
+    const [sum] = await db
+      .select({ cents: sql<number>`sum(amount_cents)::int` })
+      .from(spendHolds)
+      .where(eq(spendHolds.orgId, org.orgId));
     expect(sum?.cents).toBe(1000);
     expect(await db.select().from(budgets).where(eq(budgets.orgId, org.orgId))).toHaveLength(1);
   });

@@ -18,7 +18,8 @@ export interface Clamd {
 const FIXTURES = path.resolve(__dirname, "fixtures", "clamav");
 
 function findClamd(): string | null {
-  for (const candidate of ["/usr/sbin/clamd", "/usr/local/sbin/clamd", "/usr/bin/clamd"]) if (fs.existsSync(candidate)) return candidate;
+  for (const candidate of ["/usr/sbin/clamd", "/usr/local/sbin/clamd", "/usr/bin/clamd"])
+    if (fs.existsSync(candidate)) return candidate;
   const which = spawnSync("sh", ["-c", "command -v clamd"], { encoding: "utf8" });
   return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
 }
@@ -69,7 +70,9 @@ export async function startClamd(opts: { streamMaxLength?: string } = {}): Promi
       "",
     ].join("\n"),
   );
-  const child: ChildProcess = spawn(binary, ["-c", path.join(dir, "clamd.conf")], { stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(binary, ["-c", path.join(dir, "clamd.conf")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
   let exited = false;
@@ -89,5 +92,7 @@ export async function startClamd(opts: { streamMaxLength?: string } = {}): Promi
   }
   const log = fs.existsSync(path.join(dir, "clamd.log")) ? fs.readFileSync(path.join(dir, "clamd.log"), "utf8") : "";
   await stop();
-  return { unavailable: `clamd did not start: ${(stderr + log).trim().split("\n").slice(-3).join(" | ") || "no output"}` };
+  return {
+    unavailable: `clamd did not start: ${(stderr + log).trim().split("\n").slice(-3).join(" | ") || "no output"}`,
+  };
 }

@@ -37,7 +37,10 @@ function cliEnv(key: string | null): NodeJS.ProcessEnv {
   return e;
 }
 
-async function svc(args: string[], key: string | null = org.secret): Promise<{ stdout: string; stderr: string; code: number }> {
+async function svc(
+  args: string[],
+  key: string | null = org.secret,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const r = await run(process.execPath, [...ARGS, ...args], { cwd: ROOT, env: cliEnv(key), timeout: 90_000 });
     return { ...r, code: 0 };
@@ -49,7 +52,12 @@ async function svc(args: string[], key: string | null = org.secret): Promise<{ s
 
 test("every CLI operation of the registry is a `svc <domain> <verb>` command, with its path parameters as arguments", () => {
   const program = new Command("svc");
-  addApiCommands(program, DOMAINS, { out: () => {}, err: () => {}, fetch, connection: () => ({ url: "http://x", key: null, json: true }) });
+  addApiCommands(program, DOMAINS, {
+    out: () => {},
+    err: () => {},
+    fetch,
+    connection: () => ({ url: "http://x", key: null, json: true }),
+  });
   for (const domain of DOMAINS) {
     for (const op of domain.operations.filter(isCliOperation)) {
       const group = program.commands.find((c) => c.name() === domain.name);
@@ -58,9 +66,18 @@ test("every CLI operation of the registry is a `svc <domain> <verb>` command, wi
       expect(cmd?.registeredArguments.map((a) => a.name())).toEqual(Object.keys(op.contract.params?.shape ?? {}));
     }
   }
-  expect(program.commands.find((c) => c.name() === "events")?.commands.map((c) => c.name())).toEqual(expect.arrayContaining(["list", "replay", "tail"]));
-  expect(program.commands.find((c) => c.name() === "inboxes")?.commands.map((c) => c.name()).sort()).toEqual(["create", "delete", "get", "list", "update"]);
-  expect(program.commands.find((c) => c.name() === "messages")?.commands.map((c) => c.name())).toEqual(expect.arrayContaining(["send", "list", "get", "list-threads", "get-thread"]));
+  expect(program.commands.find((c) => c.name() === "events")?.commands.map((c) => c.name())).toEqual(
+    expect.arrayContaining(["list", "replay", "tail"]),
+  );
+  expect(
+    program.commands
+      .find((c) => c.name() === "inboxes")
+      ?.commands.map((c) => c.name())
+      .sort(),
+  ).toEqual(["create", "delete", "get", "list", "update"]);
+  expect(program.commands.find((c) => c.name() === "messages")?.commands.map((c) => c.name())).toEqual(
+    expect.arrayContaining(["send", "list", "get", "list-threads", "get-thread"]),
+  );
 });
 
 describe("svc against the running app", () => {
@@ -81,16 +98,43 @@ describe("svc against the running app", () => {
     expect(got.stdout).toContain(`inbox.address: ${address}`);
 
     const peer = `cli-peer-${Date.now()}@${env.SHARED_DOMAIN}`;
-    const peerInbox = (JSON.parse((await svc(["inboxes", "create", "--address", peer, "--json"])).stdout) as { inbox: { id: string } }).inbox;
-    const sent = await svc(["messages", "send", "--inbox-id", inbox.id, "--to", peer, "--subject", "From the CLI", "--text", "hello", "--idempotency-key", "cli-1", "--json"]);
+    const peerInbox = (
+      JSON.parse((await svc(["inboxes", "create", "--address", peer, "--json"])).stdout) as { inbox: { id: string } }
+    ).inbox;
+    const sent = await svc([
+      "messages",
+      "send",
+      "--inbox-id",
+      inbox.id,
+      "--to",
+      peer,
+      "--subject",
+      "From the CLI",
+      "--text",
+      "hello",
+      "--idempotency-key",
+      "cli-1",
+      "--json",
+    ]);
     expect(JSON.parse(sent.stdout)).toMatchObject({ status: "sent", channel: "a2a" });
-    const listed = JSON.parse((await svc(["messages", "list", "--inbox-id", peerInbox.id, "--direction", "inbound", "--json"])).stdout) as { messages: { subject: string }[] };
+    const listed = JSON.parse(
+      (await svc(["messages", "list", "--inbox-id", peerInbox.id, "--direction", "inbound", "--json"])).stdout,
+    ) as { messages: { subject: string }[] };
     expect(listed.messages.map((m) => m.subject)).toEqual(["From the CLI"]);
     const threads = await svc(["messages", "list-threads", "--inbox-id", peerInbox.id]);
     expect(threads.stdout).toContain("From the CLI");
 
     // A whole body as JSON, with a flag overriding one field.
-    const viaBody = await svc(["messages", "send", "--body", JSON.stringify({ inboxId: inbox.id, to: [peer], text: "body json", subject: "x" }), "--subject", "Overridden", "--dry-run", "--json"]);
+    const viaBody = await svc([
+      "messages",
+      "send",
+      "--body",
+      JSON.stringify({ inboxId: inbox.id, to: [peer], text: "body json", subject: "x" }),
+      "--subject",
+      "Overridden",
+      "--dry-run",
+      "--json",
+    ]);
     expect(viaBody.code).toBe(0);
     expect(JSON.parse(viaBody.stdout)).toMatchObject({ subject: "Overridden" });
   }, 240_000);
@@ -116,9 +160,22 @@ describe("svc against the running app", () => {
   }, 240_000);
 
   test("`svc events tail` follows the stream live", async () => {
-    const inbox = (JSON.parse((await svc(["inboxes", "create", "--address", `tail-${Date.now()}@${env.SHARED_DOMAIN}`, "--json"])).stdout) as { inbox: { id: string } }).inbox;
-    const peer = (JSON.parse((await svc(["inboxes", "create", "--address", `tail-peer-${Date.now()}@${env.SHARED_DOMAIN}`, "--json"])).stdout) as { inbox: { address: string } }).inbox;
-    const child = spawn(process.execPath, [...ARGS, "events", "tail", "--inbox-id", inbox.id, "--count", "1", "--json"], { cwd: ROOT, env: cliEnv(org.secret) });
+    const inbox = (
+      JSON.parse(
+        (await svc(["inboxes", "create", "--address", `tail-${Date.now()}@${env.SHARED_DOMAIN}`, "--json"])).stdout,
+      ) as { inbox: { id: string } }
+    ).inbox;
+    const peer = (
+      JSON.parse(
+        (await svc(["inboxes", "create", "--address", `tail-peer-${Date.now()}@${env.SHARED_DOMAIN}`, "--json"]))
+          .stdout,
+      ) as { inbox: { address: string } }
+    ).inbox;
+    const child = spawn(
+      process.execPath,
+      [...ARGS, "events", "tail", "--inbox-id", inbox.id, "--count", "1", "--json"],
+      { cwd: ROOT, env: cliEnv(org.secret) },
+    );
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -128,7 +185,18 @@ describe("svc against the running app", () => {
     // listening is behind its cursor, so keep sending until the tail prints).
     let sends = 0;
     while (child.exitCode === null && sends < 20) {
-      await svc(["messages", "send", "--inbox-id", inbox.id, "--to", peer.address, "--subject", `tail ${sends}`, "--text", "x"]);
+      await svc([
+        "messages",
+        "send",
+        "--inbox-id",
+        inbox.id,
+        "--to",
+        peer.address,
+        "--subject",
+        `tail ${sends}`,
+        "--text",
+        "x",
+      ]);
       sends++;
       await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
     }

@@ -55,7 +55,11 @@ afterAll(() => {
 });
 
 function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; log: () => string }> {
-  const child = spawn(NODE, [...TS, "server.ts"], { cwd: ROOT, env: childEnv({ PGLITE_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE, [...TS, "server.ts"], {
+    cwd: ROOT,
+    env: childEnv({ PGLITE_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
@@ -78,24 +82,40 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; url: strin
 }
 
 describe("svc bootstrap", () => {
-  test("on a fresh embedded database, then again for the same email", async () => {
-    const env = childEnv({ PGLITE_DIR: tmpDataDir() });
-    const first = JSON.parse((await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops", "--json"], env)).stdout);
-    expect(first.secret).toMatch(/^svc_live_/);
-    expect(first.apiKey.scopes).toEqual(["admin"]);
-    expect(first.organization.name).toBe("Ops");
-    const second = JSON.parse((await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops", "--json"], env)).stdout);
-    expect(second.organization.id).toBe(first.organization.id);
-    expect(second.apiKey.id).not.toBe(first.apiKey.id);
-    const human = await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops"], env);
-    expect(human.stdout).toMatch(/Secret \(shown once; store it now\):\n\s+svc_live_\w{40}/);
-  }, 3 * CLI_CALL_MS);
+  test(
+    "on a fresh embedded database, then again for the same email",
+    async () => {
+      const env = childEnv({ PGLITE_DIR: tmpDataDir() });
+      const first = JSON.parse(
+        (await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops", "--json"], env)).stdout,
+      );
+      expect(first.secret).toMatch(/^svc_live_/);
+      expect(first.apiKey.scopes).toEqual(["admin"]);
+      expect(first.organization.name).toBe("Ops");
+      const second = JSON.parse(
+        (await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops", "--json"], env)).stdout,
+      );
+      expect(second.organization.id).toBe(first.organization.id);
+      expect(second.apiKey.id).not.toBe(first.apiKey.id);
+      const human = await svc(["bootstrap", "--email", "ops@example.test", "--org", "Ops"], env);
+      expect(human.stdout).toMatch(/Secret \(shown once; store it now\):\n\s+svc_live_\w{40}/);
+    },
+    3 * CLI_CALL_MS,
+  );
 
-  test("bad arguments fail with a clear message", async () => {
-    const env = childEnv({ PGLITE_DIR: tmpDataDir() });
-    await expect(svc(["bootstrap", "--email", "nope", "--org", "X"], env)).rejects.toMatchObject({ stderr: expect.stringContaining("--email") });
-    await expect(svc(["frobnicate"], env)).rejects.toMatchObject({ stderr: expect.stringContaining("Unknown command") });
-  }, 2 * CLI_CALL_MS);
+  test(
+    "bad arguments fail with a clear message",
+    async () => {
+      const env = childEnv({ PGLITE_DIR: tmpDataDir() });
+      await expect(svc(["bootstrap", "--email", "nope", "--org", "X"], env)).rejects.toMatchObject({
+        stderr: expect.stringContaining("--email"),
+      });
+      await expect(svc(["frobnicate"], env)).rejects.toMatchObject({
+        stderr: expect.stringContaining("Unknown command"),
+      });
+    },
+    2 * CLI_CALL_MS,
+  );
 
   test("while the server runs on PGlite: through the control socket, never by opening the files", async () => {
     const dataDir = tmpDataDir();
@@ -104,7 +124,9 @@ describe("svc bootstrap", () => {
     expect(fs.statSync(path.join(dataDir, "svc.sock")).mode & 0o777).toBe(0o600);
 
     const env = childEnv({ PGLITE_DIR: dataDir });
-    const out = JSON.parse((await svc(["bootstrap", "--email", "live@example.test", "--org", "Live", "--json"], env)).stdout);
+    const out = JSON.parse(
+      (await svc(["bootstrap", "--email", "live@example.test", "--org", "Live", "--json"], env)).stdout,
+    );
     expect(out.secret).toMatch(/^svc_live_/);
     expect(server.log()).toContain('"msg":"control command","command":"bootstrap"');
 
@@ -117,7 +139,11 @@ describe("svc bootstrap", () => {
     expect(((await spec.json()) as { openapi: string }).openapi).toBe("3.1.0");
 
     // A second server on the same directory refuses to start.
-    const second = spawn(NODE, [...TS, "server.ts"], { cwd: ROOT, env: childEnv({ PGLITE_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }), stdio: ["ignore", "pipe", "pipe"] });
+    const second = spawn(NODE, [...TS, "server.ts"], {
+      cwd: ROOT,
+      env: childEnv({ PGLITE_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(second);
     let secondOut = "";
     second.stdout.on("data", (c: Buffer) => (secondOut += c.toString()));
@@ -130,13 +156,21 @@ describe("svc bootstrap", () => {
     await new Promise((resolve) => server.child.on("exit", resolve));
     expect(fs.existsSync(path.join(dataDir, "svc.lock"))).toBe(false);
     // With the server gone the CLI opens the directory itself and sees the same data.
-    const after = JSON.parse((await svc(["bootstrap", "--email", "live@example.test", "--org", "Live", "--json"], env)).stdout);
+    const after = JSON.parse(
+      (await svc(["bootstrap", "--email", "live@example.test", "--org", "Live", "--json"], env)).stdout,
+    );
     expect(after.organization.id).toBe(out.organization.id);
   }, 180_000);
 
-  test.runIf(process.env.DATABASE_URL)("on PostgreSQL, directly", async () => {
-    const env = { ...childEnv({}), DATABASE_URL: process.env.DATABASE_URL };
-    const out = JSON.parse((await svc(["bootstrap", "--email", `pg-${Date.now()}@example.test`, "--org", "PG", "--json"], env)).stdout);
-    expect(out.secret).toMatch(/^svc_live_/);
-  }, CLI_CALL_MS);
+  test.runIf(process.env.DATABASE_URL)(
+    "on PostgreSQL, directly",
+    async () => {
+      const env = { ...childEnv({}), DATABASE_URL: process.env.DATABASE_URL };
+      const out = JSON.parse(
+        (await svc(["bootstrap", "--email", `pg-${Date.now()}@example.test`, "--org", "PG", "--json"], env)).stdout,
+      );
+      expect(out.secret).toMatch(/^svc_live_/);
+    },
+    CLI_CALL_MS,
+  );
 });

@@ -26,7 +26,9 @@ const server = createServer((req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const response = await dispatch(new Request(new URL(req.url ?? "/", "http://127.0.0.1"), { method: req.method, headers, body }));
+    const response = await dispatch(
+      new Request(new URL(req.url ?? "/", "http://127.0.0.1"), { method: req.method, headers, body }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   })().catch((err: unknown) => {
@@ -38,14 +40,22 @@ const address = server.address();
 
 const h = await startHarness({ workers: 4, pollMs: 200 });
 const keys = workflowKeys();
-const client = new Inngest({ id: appId, isDev: false, eventKey: keys.eventKey, signingKey: keys.signingKey, baseUrl: `${h.origin}/` });
-const who = client.createFunction({ id: "who", concurrency: 3, triggers: [{ event: "cluster/who" }] }, async ({ step, runId }) =>
-  step.run("mark", async () => {
-    const start = Date.now();
-    await new Promise((r) => setTimeout(r, 150));
-    say({ ran: runId, pid: process.pid, start, end: Date.now() });
-    return { pid: process.pid };
-  }),
+const client = new Inngest({
+  id: appId,
+  isDev: false,
+  eventKey: keys.eventKey,
+  signingKey: keys.signingKey,
+  baseUrl: `${h.origin}/`,
+});
+const who = client.createFunction(
+  { id: "who", concurrency: 3, triggers: [{ event: "cluster/who" }] },
+  async ({ step, runId }) =>
+    step.run("mark", async () => {
+      const start = Date.now();
+      await new Promise((r) => setTimeout(r, 150));
+      say({ ran: runId, pid: process.pid, start, end: Date.now() });
+      return { pid: process.pid };
+    }),
 );
 await h.serveApp(client, [who]);
 h.executor.start();

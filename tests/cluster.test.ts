@@ -19,7 +19,10 @@ import { crashProcesses, ROOT } from "./workflows/child";
  * PostgreSQL only (PGlite is opened by one process).
  */
 const LIMIT = 20;
-const processes = crashProcesses("tests/cluster-child.ts", "svc-cluster-", { RATE_LIMIT_PER_MINUTE: String(LIMIT), WEBHOOK_ALLOW_LOOPBACK_HTTP: "1" });
+const processes = crashProcesses("tests/cluster-child.ts", "svc-cluster-", {
+  RATE_LIMIT_PER_MINUTE: String(LIMIT),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: "1",
+});
 const apps: { url: string; pid: number }[] = [];
 const ran: { ran: string; pid: number; start: number; end: number }[] = [];
 const appId = `cluster-${randomUUID().slice(0, 8)}`;
@@ -27,7 +30,12 @@ const appId = `cluster-${randomUUID().slice(0, 8)}`;
 test("APP_PROCESSES > 1 is refused at start on the embedded database, saying why", () => {
   const env: NodeJS.ProcessEnv = { ...process.env, APP_PROCESSES: "2", PGLITE_DIR: "memory://", PORT: "0" };
   delete env.DATABASE_URL;
-  const run = spawnSync(process.execPath, ["--import", "tsx", "server.ts"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain("APP_PROCESSES: must be 1 on the embedded database");
 }, 60_000);
@@ -80,13 +88,18 @@ describe.runIf(process.env.DATABASE_URL)("two app processes on one PostgreSQL da
     const created = await fetch(`${apps[0]?.url}/v1/webhooks`, {
       method: "POST",
       headers: { authorization: `Bearer ${org.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/hook`, events: ["message.sent"], rateLimitPerSecond: rate }),
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/hook`,
+        events: ["message.sent"],
+        rateLimitPerSecond: rate,
+      }),
     });
     expect(created.status).toBe(200);
     const count = 20;
     const db = await getDb();
     await db.transaction(async (tx) => {
-      for (let n = 0; n < count; n++) await appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:cluster", data: { n } });
+      for (let n = 0; n < count; n++)
+        await appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:cluster", data: { n } });
     });
     const deadline = Date.now() + 20_000;
     while (receipts.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -96,7 +109,7 @@ describe.runIf(process.env.DATABASE_URL)("two app processes on one PostgreSQL da
     // seconds after the first (2 s if each process paced on its own).
     const times = receipts.map((r) => r.at).sort((a, b) => a - b);
     const span = (times[times.length - 1] ?? 0) - (times[0] ?? 0);
-    expect(span).toBeGreaterThanOrEqual((((count - rate) / rate) * 1000) * 0.9);
+    expect(span).toBeGreaterThanOrEqual(((count - rate) / rate) * 1000 * 0.9);
     // In any second: the burst and the slots that open during it (7 for a rate of 4; 14 if paced per process).
     for (const t of times) expect(times.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(2 * rate);
   }, 30_000);
@@ -123,6 +136,12 @@ describe.runIf(process.env.DATABASE_URL)("two app processes on one PostgreSQL da
     // At most 3 steps at once in both processes together (8 workers could run 8).
     const peak = Math.max(...ran.map((r) => ran.filter((o) => o.start <= r.start && o.end > r.start).length));
     expect(peak).toBeLessThanOrEqual(3);
-    console.log(JSON.stringify({ runs: count, byProcess: Object.fromEntries(apps.map((a) => [a.pid, ran.filter((r) => r.pid === a.pid).length])), peak }));
+    console.log(
+      JSON.stringify({
+        runs: count,
+        byProcess: Object.fromEntries(apps.map((a) => [a.pid, ran.filter((r) => r.pid === a.pid).length])),
+        peak,
+      }),
+    );
   }, 40_000);
 });

@@ -26,7 +26,16 @@ const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 /** Everything a key can read that might name the subject, as text. */
 async function everythingReadable(org: TestOrg, extra: string[] = []): Promise<string> {
-  const paths = ["/v1/messages?limit=100", "/v1/threads?limit=100", "/v1/events?limit=100", "/v1/events?limit=100&order=newest", "/v1/contacts?limit=100", "/v1/audit-logs?limit=100", "/v1/audit-logs/export", ...extra];
+  const paths = [
+    "/v1/messages?limit=100",
+    "/v1/threads?limit=100",
+    "/v1/events?limit=100",
+    "/v1/events?limit=100&order=newest",
+    "/v1/contacts?limit=100",
+    "/v1/audit-logs?limit=100",
+    "/v1/audit-logs/export",
+    ...extra,
+  ];
   const out: string[] = [];
   for (const p of paths) {
     const res = await call("GET", p, { key: org.secret });
@@ -54,22 +63,46 @@ describe("erasure", () => {
     const sent = await call("POST", "/v1/messages", {
       key: org.secret,
       headers: { "Idempotency-Key": `erase-${tag()}` },
-      body: { inboxId: inbox.id, to: subject, cc: control, subject: "Your private matter", text: "secret body", attachments: [{ filename: "notes.txt", contentType: "text/plain", contentBase64: b64("private notes") }] },
+      body: {
+        inboxId: inbox.id,
+        to: subject,
+        cc: control,
+        subject: "Your private matter",
+        text: "secret body",
+        attachments: [{ filename: "notes.txt", contentType: "text/plain", contentBase64: b64("private notes") }],
+      },
     });
     expect(sent.status).toBe(200);
-    const kept = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: control, subject: "Unrelated", text: "stays" } });
-    const contact = await call("POST", "/v1/contacts", { key: org.secret, body: { displayName: "Subject Person", handles: [{ channel: "email", value: subject }] } });
+    const kept = await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: { inboxId: inbox.id, to: control, subject: "Unrelated", text: "stays" },
+    });
+    const contact = await call("POST", "/v1/contacts", {
+      key: org.secret,
+      body: { displayName: "Subject Person", handles: [{ channel: "email", value: subject }] },
+    });
     expect(contact.status).toBe(200);
     const db = await getDb();
-    await db.insert(suppressions).values({ orgId: org.orgId, address: lower, reason: "complaint", lastEventAt: new Date() });
-    await recordAudit(db, { actor: "system:test", ip: null }, { orgId: org.orgId, action: "test.named_subject", metadata: { address: lower } });
+    await db
+      .insert(suppressions)
+      .values({ orgId: org.orgId, address: lower, reason: "complaint", lastEventAt: new Date() });
+    await recordAudit(
+      db,
+      { actor: "system:test", ip: null },
+      { orgId: org.orgId, action: "test.named_subject", metadata: { address: lower } },
+    );
     const [file] = await db.select().from(attachments).where(eq(attachments.messageId, sent.body.id));
     expect(file).toBeDefined();
     expect(await everythingReadable(org)).toContain(lower);
 
     const req = await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: subject } });
     expect(req.status).toBe(202);
-    expect(req.body.job).toMatchObject({ object: "compliance_job", kind: "erasure", status: "pending", subject: { address: lower } });
+    expect(req.body.job).toMatchObject({
+      object: "compliance_job",
+      kind: "erasure",
+      status: "pending",
+      subject: { address: lower },
+    });
     const job = await completed(org, "erasures", req.body.job.id);
     await runJob(db, job.id); // a second run (a retried workflow) changes nothing
     expect(job.subject).toEqual({ address: null, addressSha256: sha256Hex(lower), contactId: null, inboxId: null });
@@ -87,13 +120,25 @@ describe("erasure", () => {
     expect(JSON.stringify(stored).toLowerCase()).not.toContain(lower);
     // The rest stays.
     expect((await call("GET", `/v1/messages/${kept.body.id}`, { key: org.secret })).status).toBe(200);
-    expect((await call("GET", `/v1/contacts/${contact.body.contact.id}`, { key: org.secret })).body.contact.handles).toEqual([]);
+    expect(
+      (await call("GET", `/v1/contacts/${contact.body.contact.id}`, { key: org.secret })).body.contact.handles,
+    ).toEqual([]);
 
     // The certificate: signed, the job's chain positions, the erased rows' positions.
     const cert = job.certificate;
-    expect(cert).toMatchObject({ type: "svc.deletion_certificate.v1", kind: "erasure", userId: org.orgId, jobId: job.id, subject: { addressSha256: sha256Hex(lower) }, alg: "EdDSA" });
+    expect(cert).toMatchObject({
+      type: "svc.deletion_certificate.v1",
+      kind: "erasure",
+      userId: org.orgId,
+      jobId: job.id,
+      subject: { addressSha256: sha256Hex(lower) },
+      alg: "EdDSA",
+    });
     expect(verifyArtifact(cert, await jwks())).toMatchObject({ valid: true });
-    expect(verifyArtifact({ ...cert, counts: { messages: 0 } }, await jwks())).toMatchObject({ valid: false, reason: "bad_signature" });
+    expect(verifyArtifact({ ...cert, counts: { messages: 0 } }, await jwks())).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
     expect(cert.completedChainSeq).toBeGreaterThan(cert.requestedChainSeq);
     expect(cert.erasedAuditRows.length).toBe(job.counts.auditRows);
 
@@ -102,7 +147,11 @@ describe("erasure", () => {
     const plain = verifyAuditExport(pages, { jwks: await jwks(), requireExplainedGaps: true });
     expect(plain.ok).toBe(false);
     expect(plain.gaps.length).toBeGreaterThanOrEqual(1);
-    const certified = verifyAuditExport(pages, { jwks: await jwks(), certificates: [cert], requireExplainedGaps: true });
+    const certified = verifyAuditExport(pages, {
+      jwks: await jwks(),
+      certificates: [cert],
+      requireExplainedGaps: true,
+    });
     expect(certified.problems).toEqual([]);
     expect(certified.gaps.every((g) => g.explained)).toBe(true);
 
@@ -116,8 +165,22 @@ describe("erasure", () => {
     const inbox = await newInbox(org);
     const a = `a-${tag()}@example.com`;
     const b = `b-${tag()}@example.com`;
-    const contact = (await call("POST", "/v1/contacts", { key: org.secret, body: { displayName: "Two Handles", handles: [{ channel: "email", value: a, isPrimary: true }, { channel: "a2a", value: b }] } })).body.contact;
-    const m = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: b, text: "hello" } });
+    const contact = (
+      await call("POST", "/v1/contacts", {
+        key: org.secret,
+        body: {
+          displayName: "Two Handles",
+          handles: [
+            { channel: "email", value: a, isPrimary: true },
+            { channel: "a2a", value: b },
+          ],
+        },
+      })
+    ).body.contact;
+    const m = await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: { inboxId: inbox.id, to: b, text: "hello" },
+    });
     expect(m.status).toBe(200);
     const req = await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { contactId: contact.id } });
     expect(req.status).toBe(202);
@@ -133,7 +196,8 @@ describe("erasure", () => {
   test("requests are checked: exactly one of address or contactId; another organization's contact or inbox is 404", async () => {
     const org = await newOrg();
     const other = await newOrg();
-    const theirs = (await call("POST", "/v1/contacts", { key: other.secret, body: { displayName: "Theirs" } })).body.contact;
+    const theirs = (await call("POST", "/v1/contacts", { key: other.secret, body: { displayName: "Theirs" } })).body
+      .contact;
     const theirInbox = await newInbox(other);
     const cases: [string, unknown, number][] = [
       ["/v1/compliance/erasures", {}, 400],
@@ -142,8 +206,10 @@ describe("erasure", () => {
       ["/v1/compliance/erasures", { contactId: theirs.id }, 404],
       ["/v1/compliance/purges", { inboxId: theirInbox.id }, 404],
     ];
-    for (const [p, body, status] of cases) expect((await call("POST", p, { key: org.secret, body })).status, JSON.stringify(body)).toBe(status);
-    const job = (await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: "x@example.com" } })).body.job;
+    for (const [p, body, status] of cases)
+      expect((await call("POST", p, { key: org.secret, body })).status, JSON.stringify(body)).toBe(status);
+    const job = (await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: "x@example.com" } }))
+      .body.job;
     expect((await call("GET", `/v1/compliance/purges/${job.id}`, { key: org.secret })).status).toBe(404);
     expect((await call("GET", `/v1/compliance/erasures/${job.id}`, { key: other.secret })).status).toBe(404);
   });
@@ -154,8 +220,19 @@ describe("inbox purge", () => {
     const org = await newOrg();
     const inbox = await newInbox(org);
     const other = await newInbox(org);
-    for (let i = 0; i < 3; i++) expect((await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: `p${i}-${tag()}@example.com`, subject: `Purge me ${i}`, text: "x" } })).status).toBe(200);
-    const elsewhere = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: other.id, to: `stay-${tag()}@example.com`, subject: "Elsewhere", text: "y" } });
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await call("POST", "/v1/messages", {
+            key: org.secret,
+            body: { inboxId: inbox.id, to: `p${i}-${tag()}@example.com`, subject: `Purge me ${i}`, text: "x" },
+          })
+        ).status,
+      ).toBe(200);
+    const elsewhere = await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: { inboxId: other.id, to: `stay-${tag()}@example.com`, subject: "Elsewhere", text: "y" },
+    });
     const req = await call("POST", "/v1/compliance/purges", { key: org.secret, body: { inboxId: inbox.id } });
     expect(req.status).toBe(202);
     const job = await completed(org, "purges", req.body.job.id);

@@ -28,7 +28,11 @@ async function exportAll(secret: string, query = "") {
   const pages: any[] = [];
   let cursor: number | null = null;
   for (;;) {
-    const res: CallResult = await call("GET", `/v1/audit-logs/export?${query}${cursor !== null ? `&cursor=${cursor}` : ""}`, { key: secret });
+    const res: CallResult = await call(
+      "GET",
+      `/v1/audit-logs/export?${query}${cursor !== null ? `&cursor=${cursor}` : ""}`,
+      { key: secret },
+    );
     expect(res.status).toBe(200);
     pages.push(res.body);
     cursor = res.body.pagination.nextCursor;
@@ -38,7 +42,11 @@ async function exportAll(secret: string, query = "") {
 
 /** Some audited changes through the API. */
 async function changes(org: TestOrg, n: number) {
-  for (let i = 0; i < n; i++) await call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "account", limits: { maxSendsPerDay: 100 + i } } });
+  for (let i = 0; i < n; i++)
+    await call("PUT", "/v1/budgets", {
+      key: org.secret,
+      body: { scope: "account", limits: { maxSendsPerDay: 100 + i } },
+    });
 }
 
 describe("the audit export over HTTP", () => {
@@ -51,7 +59,16 @@ describe("the audit export over HTTP", () => {
     expect(pages.length).toBeGreaterThanOrEqual(3);
     expect(rows.map((r: { chainSeq: number }) => r.chainSeq)).toEqual(rows.map((_: unknown, i: number) => i + 1));
     expect(rows.filter((r: { action: string }) => r.action.startsWith("budget.")).length).toBe(6);
-    expect(pages[0].manifest).toMatchObject({ type: "svc.audit.manifest.v1", userId: org.orgId, region: "local", fromChainSeq: 1, toChainSeq: 3, rowCount: 3, alg: "EdDSA", cursor: null });
+    expect(pages[0].manifest).toMatchObject({
+      type: "svc.audit.manifest.v1",
+      userId: org.orgId,
+      region: "local",
+      fromChainSeq: 1,
+      toChainSeq: 3,
+      rowCount: 3,
+      alg: "EdDSA",
+      cursor: null,
+    });
     expect(pages[1].manifest.cursor).toBe(3);
     const report = verifyAuditExport(pages, { jwks: await jwks() });
     expect(report.problems).toEqual([]);
@@ -59,11 +76,25 @@ describe("the audit export over HTTP", () => {
 
     // Time bounds are inclusive on createdAt; a window past every row is an empty, signed page.
     const last = rows[rows.length - 1];
-    const bounded = await call("GET", `/v1/audit-logs/export?from=${encodeURIComponent(last.createdAt)}`, { key: reader.secret });
+    const bounded = await call("GET", `/v1/audit-logs/export?from=${encodeURIComponent(last.createdAt)}`, {
+      key: reader.secret,
+    });
     expect(bounded.body.rows.map((r: { id: string }) => r.id)).toContain(last.id);
     const empty = await call("GET", `/v1/audit-logs/export?from=2999-01-01T00:00:00Z`, { key: reader.secret });
-    expect(empty.body).toMatchObject({ rows: [], manifest: { rowCount: 0, fromChainSeq: null }, pagination: { nextCursor: null } });
-    for (const bad of ["cursor=-1", "cursor=abc", "limit=0", "limit=5001", "format=csv", "from=yesterday", "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z"]) {
+    expect(empty.body).toMatchObject({
+      rows: [],
+      manifest: { rowCount: 0, fromChainSeq: null },
+      pagination: { nextCursor: null },
+    });
+    for (const bad of [
+      "cursor=-1",
+      "cursor=abc",
+      "limit=0",
+      "limit=5001",
+      "format=csv",
+      "from=yesterday",
+      "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+    ]) {
       const res = await call("GET", `/v1/audit-logs/export?${bad}`, { key: reader.secret });
       expect(res.status, bad).toBe(400);
     }
@@ -73,7 +104,14 @@ describe("the audit export over HTTP", () => {
     const org = await newOrg();
     const keys = await Promise.all(Array.from({ length: 8 }, () => newKey(org, { scopes: ["budgets:write"] })));
     await Promise.all(
-      keys.flatMap((k) => [1, 2, 3].map((i) => call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "key", scopeId: k.id, limits: { maxSendsPerDay: i } } }))),
+      keys.flatMap((k) =>
+        [1, 2, 3].map((i) =>
+          call("PUT", "/v1/budgets", {
+            key: org.secret,
+            body: { scope: "key", scopeId: k.id, limits: { maxSendsPerDay: i } },
+          }),
+        ),
+      ),
     );
     const pages = await exportAll(org.secret);
     const rows = pages.flatMap((p) => p.rows);
@@ -91,7 +129,9 @@ describe("the audit export over HTTP", () => {
     const verify = (data: unknown) => {
       const file = path.join(tmp, `export-${Math.random().toString(36).slice(2)}.json`);
       fs.writeFileSync(file, JSON.stringify(data));
-      return spawnSync("npm", ["run", "--silent", "svc", "--", "compliance", "verify", file, "--jwks", jwksFile], { encoding: "utf8" });
+      return spawnSync("npm", ["run", "--silent", "svc", "--", "compliance", "verify", file, "--jwks", jwksFile], {
+        encoding: "utf8",
+      });
     };
     const good = verify(page);
     expect(good.stdout).toContain("VERIFIED");
@@ -105,8 +145,13 @@ describe("the audit export over HTTP", () => {
 
     // Changed in the database after it was chained: the next export no longer verifies.
     const db = await getDb();
-    await db.execute(sql`update audit_logs set actor = 'system:intruder' where org_id = ${org.orgId} and chain_seq = 2`);
-    const [row] = await db.select().from(auditLogs).where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 2)));
+    await db.execute(
+      sql`update audit_logs set actor = 'system:intruder' where org_id = ${org.orgId} and chain_seq = 2`,
+    );
+    const [row] = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.chainSeq, 2)));
     expect(row?.actor).toBe("system:intruder");
     const report = verifyAuditExport(await exportAll(org.secret), { jwks: await jwks() });
     expect(report.ok).toBe(false);

@@ -20,7 +20,9 @@ const asUser = (cookie: string, body?: unknown) => ({ headers: { cookie, origin:
 
 /** The newest outbox email to `to` (the embedded transport writes one .eml per send). */
 async function lastEmailTo(to: string) {
-  const files = fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR).map((f) => path.join(env.OUTBOX_DIR, f)) : [];
+  const files = fs.existsSync(env.OUTBOX_DIR)
+    ? fs.readdirSync(env.OUTBOX_DIR).map((f) => path.join(env.OUTBOX_DIR, f))
+    : [];
   const matches = [];
   for (const file of files) {
     const raw = fs.readFileSync(file);
@@ -103,12 +105,20 @@ describe("organizations, members and invitations over /v1", () => {
     const listed = await call("GET", "/v1/organizations", asUser(ownerCookie));
     expect(listed.body.organizations.map((o: { id: string }) => o.id)).toContain(orgId);
 
-    const bad = await call("POST", `/v1/organizations/${orgId}/invitations`, asUser(ownerCookie, { email: "not-an-email", role: "member" }));
+    const bad = await call(
+      "POST",
+      `/v1/organizations/${orgId}/invitations`,
+      asUser(ownerCookie, { email: "not-an-email", role: "member" }),
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe("email");
 
     const memberEmail = `member-${randomUUID().slice(0, 8)}@example.test`;
-    const invited = await call("POST", `/v1/organizations/${orgId}/invitations`, asUser(ownerCookie, { email: memberEmail.toUpperCase(), role: "member" }));
+    const invited = await call(
+      "POST",
+      `/v1/organizations/${orgId}/invitations`,
+      asUser(ownerCookie, { email: memberEmail.toUpperCase(), role: "member" }),
+    );
     expect(invited.status).toBe(201);
     expect(invited.body.invitation).toMatchObject({ email: memberEmail, role: "member", status: "pending" });
 
@@ -120,7 +130,10 @@ describe("organizations, members and invitations over /v1", () => {
     const token = link.split("/invitations/")[1] ?? "";
 
     const member = await registerUser(db, { email: memberEmail, password: "another long password" });
-    const intruder = await registerUser(db, { email: `x-${randomUUID().slice(0, 8)}@example.test`, password: "yet another password" });
+    const intruder = await registerUser(db, {
+      email: `x-${randomUUID().slice(0, 8)}@example.test`,
+      password: "yet another password",
+    });
     await expect(acceptInvitation(db, token, intruder)).rejects.toMatchObject({ code: "not_permitted" });
     const [a, b] = await Promise.all([acceptInvitation(db, token, member), acceptInvitation(db, token, member)]);
     expect(a.orgId).toBe(orgId);
@@ -137,20 +150,39 @@ describe("organizations, members and invitations over /v1", () => {
     expect(members.body.invitations).toEqual([]);
 
     // A member can neither invite nor change roles.
-    const memberInvites = await call("POST", `/v1/organizations/${orgId}/invitations`, asUser(memberCookie, { email: "z@example.test" }));
+    const memberInvites = await call(
+      "POST",
+      `/v1/organizations/${orgId}/invitations`,
+      asUser(memberCookie, { email: "z@example.test" }),
+    );
     expect(memberInvites.status).toBe(403);
-    const selfPromote = await call("PATCH", `/v1/organizations/${orgId}/members/${member.id}`, asUser(memberCookie, { role: "admin" }));
+    const selfPromote = await call(
+      "PATCH",
+      `/v1/organizations/${orgId}/members/${member.id}`,
+      asUser(memberCookie, { role: "admin" }),
+    );
     expect(selfPromote.status).toBe(403);
 
     // An admin manages members but cannot grant owner or remove the owner.
-    expect((await call("PATCH", `/v1/organizations/${orgId}/members/${member.id}`, asUser(ownerCookie, { role: "admin" }))).body.member.role).toBe("admin");
-    const grantOwner = await call("PATCH", `/v1/organizations/${orgId}/members/${member.id}`, asUser(memberCookie, { role: "owner" }));
+    expect(
+      (await call("PATCH", `/v1/organizations/${orgId}/members/${member.id}`, asUser(ownerCookie, { role: "admin" })))
+        .body.member.role,
+    ).toBe("admin");
+    const grantOwner = await call(
+      "PATCH",
+      `/v1/organizations/${orgId}/members/${member.id}`,
+      asUser(memberCookie, { role: "owner" }),
+    );
     expect(grantOwner.status).toBe(403);
     const removeOwner = await call("DELETE", `/v1/organizations/${orgId}/members/${owner.id}`, asUser(memberCookie));
     expect(removeOwner.status).toBe(403);
 
     // The last owner can be neither demoted nor removed, even by themselves.
-    const demote = await call("PATCH", `/v1/organizations/${orgId}/members/${owner.id}`, asUser(ownerCookie, { role: "admin" }));
+    const demote = await call(
+      "PATCH",
+      `/v1/organizations/${orgId}/members/${owner.id}`,
+      asUser(ownerCookie, { role: "admin" }),
+    );
     expect(demote.status).toBe(403);
     expect(demote.body.error.param).toBe("role");
     const leave = await call("DELETE", `/v1/organizations/${orgId}/members/${owner.id}`, asUser(ownerCookie));
@@ -160,7 +192,11 @@ describe("organizations, members and invitations over /v1", () => {
     expect(removed.body).toEqual({ deleted: true, userId: member.id });
     expect((await call("GET", `/v1/organizations/${orgId}/members`, asUser(memberCookie))).status).toBe(404);
 
-    const dup = await call("POST", `/v1/organizations/${orgId}/invitations`, asUser(ownerCookie, { email: ownerEmail }));
+    const dup = await call(
+      "POST",
+      `/v1/organizations/${orgId}/invitations`,
+      asUser(ownerCookie, { email: ownerEmail }),
+    );
     expect(dup.status).toBe(409);
   });
 });
@@ -168,7 +204,15 @@ describe("organizations, members and invitations over /v1", () => {
 describe("console accounts", () => {
   test("after sign-in only same-site paths are followed", () => {
     expect(safeNext("/threads?inboxId=1")).toBe("/threads?inboxId=1");
-    for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", ["/a", "/b"], undefined, "/x\nLocation: y"]) expect(safeNext(bad)).toBe("/");
+    for (const bad of [
+      "//evil.example",
+      "/\\evil.example",
+      "https://evil.example",
+      ["/a", "/b"],
+      undefined,
+      "/x\nLocation: y",
+    ])
+      expect(safeNext(bad)).toBe("/");
   });
 
   // Issue 10 #8: these were a 500 on the sign-in page (an invalid Location header) or an open redirect.
@@ -226,11 +270,19 @@ describe("console accounts", () => {
     expect(await verifyCredentials(db, email.toLowerCase(), "a sufficiently long one")).toMatchObject({ id: user.id });
     expect(await verifyCredentials(db, email, "wrong password!!")).toBeNull();
     expect(await verifyCredentials(db, "nobody@example.test", "whatever long")).toBeNull();
-    await expect(registerUser(db, { email, password: "another long password" })).rejects.toMatchObject({ code: "conflict", param: "email" });
+    await expect(registerUser(db, { email, password: "another long password" })).rejects.toMatchObject({
+      code: "conflict",
+      param: "email",
+    });
 
     // Changing it needs the current one.
-    await expect(setPassword(db, user.id, { newPassword: "brand new password" })).rejects.toMatchObject({ code: "invalid_request", param: "currentPassword" });
-    await expect(setPassword(db, user.id, { currentPassword: "wrong one!!", newPassword: "brand new password" })).rejects.toMatchObject({ param: "currentPassword" });
+    await expect(setPassword(db, user.id, { newPassword: "brand new password" })).rejects.toMatchObject({
+      code: "invalid_request",
+      param: "currentPassword",
+    });
+    await expect(
+      setPassword(db, user.id, { currentPassword: "wrong one!!", newPassword: "brand new password" }),
+    ).rejects.toMatchObject({ param: "currentPassword" });
     await setPassword(db, user.id, { currentPassword: "a sufficiently long one", newPassword: "brand new password" });
     expect(await verifyCredentials(db, email, "brand new password")).toMatchObject({ id: user.id });
     expect(await verifyCredentials(db, email, "a sufficiently long one")).toBeNull();
@@ -261,7 +313,12 @@ describe("Auth.js end to end (in process): magic link through the outbox", () =>
     const signin = await handlers.POST(
       new NextRequest(`${base}/api/auth/signin/email`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookieHeader(), origin: base, ...extraHeaders },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: cookieHeader(),
+          origin: base,
+          ...extraHeaders,
+        },
         body: new URLSearchParams({ email, csrfToken, callbackUrl: `${base}/` }).toString(),
       }),
     );
@@ -292,7 +349,10 @@ describe("Auth.js end to end (in process): magic link through the outbox", () =>
     const orgs = await call("GET", "/v1/organizations", { headers: { cookie: cookieHeader() } });
     expect(orgs.status).toBe(200);
     expect(orgs.body.organizations).toEqual([]);
-    const created = await call("POST", "/v1/organizations", { headers: { cookie: cookieHeader(), origin: "http://localhost" }, body: { name: "Magic" } });
+    const created = await call("POST", "/v1/organizations", {
+      headers: { cookie: cookieHeader(), origin: "http://localhost" },
+      body: { name: "Magic" },
+    });
     expect(created.status).toBe(201);
   });
 
@@ -322,16 +382,43 @@ describe("deleting an organization", () => {
     const { PgTable } = await import("drizzle-orm/pg-core");
     const db = await getDb();
     const org = await newOrg();
-    const inbox = await call("POST", "/v1/inboxes", { key: org.secret, body: { address: `del-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}` } });
-    const sent = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.body.inbox.id, to: "someone@example.com", text: "bye", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] } });
+    const inbox = await call("POST", "/v1/inboxes", {
+      key: org.secret,
+      body: { address: `del-${randomUUID().slice(0, 8)}@${env.SHARED_DOMAIN}` },
+    });
+    const sent = await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: {
+        inboxId: inbox.body.inbox.id,
+        to: "someone@example.com",
+        text: "bye",
+        attachments: [{ filename: "a.txt", contentBase64: "aGk=" }],
+      },
+    });
     expect(sent.status).toBe(200);
-    const admin = await registerUser(db, { email: `adm-${randomUUID().slice(0, 8)}@example.test`, password: "admin password 123" });
+    const admin = await registerUser(db, {
+      email: `adm-${randomUUID().slice(0, 8)}@example.test`,
+      password: "admin password 123",
+    });
     await addMember(db, org.orgId, admin.id, "admin", { actor: "system:test", ip: null });
     const owner = { userId: org.userId, email: null, actor: `user:${org.userId}`, ip: null };
 
-    await expect(deleteOrganization(db, { userId: admin.id, email: admin.email, actor: `user:${admin.id}`, ip: null }, org.orgId, "x")).rejects.toMatchObject({ code: "not_permitted" });
-    await expect(deleteOrganization(db, owner, org.orgId, "wrong name")).rejects.toMatchObject({ code: "invalid_request", param: "confirm" });
-    const [{ name } = { name: "" }] = await db.select({ name: schema.organizations.name }).from(schema.organizations).where(eq(schema.organizations.id, org.orgId));
+    await expect(
+      deleteOrganization(
+        db,
+        { userId: admin.id, email: admin.email, actor: `user:${admin.id}`, ip: null },
+        org.orgId,
+        "x",
+      ),
+    ).rejects.toMatchObject({ code: "not_permitted" });
+    await expect(deleteOrganization(db, owner, org.orgId, "wrong name")).rejects.toMatchObject({
+      code: "invalid_request",
+      param: "confirm",
+    });
+    const [{ name } = { name: "" }] = await db
+      .select({ name: schema.organizations.name })
+      .from(schema.organizations)
+      .where(eq(schema.organizations.id, org.orgId));
     await deleteOrganization(db, owner, org.orgId, name);
 
     for (const table of Object.values(schema)) {

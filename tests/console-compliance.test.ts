@@ -21,8 +21,20 @@ import { call, newInbox, newOrg, type TestOrg } from "./harness";
 /** The parts of a console context these reads use, for a user of `org` with `role`. */
 function consoleOf(org: TestOrg, role: Role = "owner"): ConsoleContext {
   const principal = consolePrincipal({ orgId: org.orgId, userId: org.userId, role });
-  const actor = { type: "user" as const, userId: org.userId, email: null, org: { id: org.orgId, role }, principal, ip: null };
-  return { principal, role, can: (p: Parameters<typeof can>[1]) => can(role, p), invoke: async (op: never, input?: never) => (await invoke(op, actor, input ?? {})).data } as unknown as ConsoleContext;
+  const actor = {
+    type: "user" as const,
+    userId: org.userId,
+    email: null,
+    org: { id: org.orgId, role },
+    principal,
+    ip: null,
+  };
+  return {
+    principal,
+    role,
+    can: (p: Parameters<typeof can>[1]) => can(role, p),
+    invoke: async (op: never, input?: never) => (await invoke(op, actor, input ?? {})).data,
+  } as unknown as ConsoleContext;
 }
 
 const tag = () => Math.random().toString(36).slice(2, 10);
@@ -56,8 +68,19 @@ describe("export and verify", () => {
     const ctx = consoleOf(org);
     const jwks = await ctx.invoke(getAgentsJwks);
     const subject = `subject-${tag()}@example.com`;
-    expect((await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: subject, text: "private" } })).status).toBe(200);
-    await recordAudit(await getDb(), { actor: "system:test", ip: null }, { orgId: org.orgId, action: "test.names_subject", metadata: { address: subject } });
+    expect(
+      (
+        await call("POST", "/v1/messages", {
+          key: org.secret,
+          body: { inboxId: inbox.id, to: subject, text: "private" },
+        })
+      ).status,
+    ).toBe(200);
+    await recordAudit(
+      await getDb(),
+      { actor: "system:test", ip: null },
+      { orgId: org.orgId, action: "test.names_subject", metadata: { address: subject } },
+    );
     await recordAudit(await getDb(), { actor: "system:test", ip: null }, { orgId: org.orgId, action: "test.after" });
 
     const now = await verifyAuditChain(ctx, jwks);
@@ -81,10 +104,18 @@ describe("export and verify", () => {
     victim.action = "something.else";
     const broken = await verifyAuditChain(ctx, jwks, JSON.stringify({ pages: changed }));
     expect(broken.report.ok).toBe(false);
-    expect(broken.report.problems).toContainEqual(expect.objectContaining({ chainSeq: victim.chainSeq, message: expect.stringContaining("rowHash does not match") }));
+    expect(broken.report.problems).toContainEqual(
+      expect.objectContaining({
+        chainSeq: victim.chainSeq,
+        message: expect.stringContaining("rowHash does not match"),
+      }),
+    );
     expect(broken.lines[0]).toMatch(/^FAILED/);
 
-    await expect(verifyAuditChain(ctx, jwks, "not json")).rejects.toMatchObject({ code: "invalid_request", param: "file" });
+    await expect(verifyAuditChain(ctx, jwks, "not json")).rejects.toMatchObject({
+      code: "invalid_request",
+      param: "file",
+    });
 
     // An erasure removes the audit row naming the subject; its certificate explains the gap.
     const job = (await ctx.invoke(requestErasure, { body: { address: subject } })).job;

@@ -31,7 +31,10 @@ describe("overview", () => {
       expect(res.status).toBe(200);
     }
     // The other organization's sends must not show up in this one's figures.
-    await call("POST", "/v1/messages", { key: other.secret, body: { inboxId: theirs.id, to: "bounce@simulator.amazonses.com", text: "x" } });
+    await call("POST", "/v1/messages", {
+      key: other.secret,
+      body: { inboxId: theirs.id, to: "bounce@simulator.amazonses.com", text: "x" },
+    });
     const owner = consolePrincipal({ orgId: org.orgId, userId: org.userId, role: "owner" });
     const o = await overview(db, owner);
     expect(o.counts.inboxes).toBe(2);
@@ -40,8 +43,13 @@ describe("overview", () => {
 
     // Internal delivery (b) is delivered at once; the simulator's bounce is "bounced"; the other is delivered.
     const now = new Date();
-    const sum = (v: Awaited<ReturnType<typeof deliveryVolume>>) => v.buckets.reduce((n, b) => n + Object.values(b.counts).reduce((x, y) => x + y, 0), 0);
-    for (const [range, length, bucket] of [["24h", 24, "hour"], ["7d", 7, "day"], ["30d", 30, "day"]] as const) {
+    const sum = (v: Awaited<ReturnType<typeof deliveryVolume>>) =>
+      v.buckets.reduce((n, b) => n + Object.values(b.counts).reduce((x, y) => x + y, 0), 0);
+    for (const [range, length, bucket] of [
+      ["24h", 24, "hour"],
+      ["7d", 7, "day"],
+      ["30d", 30, "day"],
+    ] as const) {
       const v = await deliveryVolume(db, owner, range, now);
       expect(v.bucket).toBe(bucket);
       expect(v.buckets).toHaveLength(length);
@@ -85,8 +93,14 @@ describe("event tail (console long-poll endpoint)", () => {
     expect(first.status).toBe(200);
     const inbox = await newInbox(org, "tail");
     const started = Date.now();
-    const waiting = tailEvents(`${cookie}; svc_org=${org.orgId}`, q({ wait: "10", ...("cursor" in first.body && first.body.cursor ? { cursor: first.body.cursor } : {}) }));
-    await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: "tail@example.com", text: "wake up" } });
+    const waiting = tailEvents(
+      `${cookie}; svc_org=${org.orgId}`,
+      q({ wait: "10", ...("cursor" in first.body && first.body.cursor ? { cursor: first.body.cursor } : {}) }),
+    );
+    await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: { inboxId: inbox.id, to: "tail@example.com", text: "wake up" },
+    });
     const woke = await waiting;
     expect(woke.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(9_000);
@@ -97,7 +111,9 @@ describe("event tail (console long-poll endpoint)", () => {
     const outsider = await cookieFor(stranger.userId);
     const theirs = await tailEvents(`${outsider}; svc_org=${org.orgId}`, q({ wait: "0" }));
     expect(theirs.status).toBe(200);
-    expect("data" in theirs.body ? theirs.body.data.filter((e) => JSON.stringify(e).includes(inbox.id)) : []).toEqual([]);
+    expect("data" in theirs.body ? theirs.body.data.filter((e) => JSON.stringify(e).includes(inbox.id)) : []).toEqual(
+      [],
+    );
   });
 
   test("a member (who reads events) may tail the organization they joined", async () => {
@@ -117,7 +133,10 @@ describe("workflow runs in the console", () => {
     const db = await getDb();
     const org = await newOrg();
     const other = await newOrg();
-    const hook = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/x", events: ["message.sent"] } });
+    const hook = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: "http://127.0.0.1:9/x", events: ["message.sent"] },
+    });
     expect(hook.status).toBe(200);
     const run = (data: Record<string, unknown>) => ({
       functionId: `svc-test-${randomUUID().slice(0, 6)}`,
@@ -125,7 +144,12 @@ describe("workflow runs in the console", () => {
       status: "completed" as const,
       maxAttempts: 1,
     });
-    const runs = [run({ orgId: org.orgId }), run({ webhookId: hook.body.webhook.id }), run({ orgId: other.orgId }), run({})];
+    const runs = [
+      run({ orgId: org.orgId }),
+      run({ webhookId: hook.body.webhook.id }),
+      run({ orgId: other.orgId }),
+      run({}),
+    ];
     await db.insert(wfRuns).values(runs);
     const mine = await listWorkflowRuns(db, { limit: 100, orgId: org.orgId });
     expect(mine.runs.map((r) => r.event.id).sort()).toEqual([runs[0]?.event.id, runs[1]?.event.id].sort());

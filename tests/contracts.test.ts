@@ -3,12 +3,16 @@ import { compileRoutes } from "@/lib/http/routes";
 import { CONTRACTS, HTTP_OPERATIONS, OPERATIONS } from "@/lib/registry";
 import { call, loadRoutes } from "./harness";
 
-const sampleUrl = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "provider" ? "ses" : "01930000-0000-7000-8000-000000000000"));
+const sampleUrl = (path: string) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === "provider" ? "ses" : "01930000-0000-7000-8000-000000000000",
+  );
 
 test("the only /v1 route file is the dispatcher's catch-all", async () => {
   const v1 = (await loadRoutes()).filter((r) => r.template.startsWith("/v1"));
   expect(v1.map((r) => r.template)).toEqual(["/v1/{...path}"]);
-  for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(v1[0]?.handlers[m], `the catch-all lacks ${m}`).toBeTypeOf("function");
+  for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"])
+    expect(v1[0]?.handlers[m], `the catch-all lacks ${m}`).toBeTypeOf("function");
 });
 
 test("every live HTTP operation is reachable through the route table, on its own method and path", () => {
@@ -16,7 +20,10 @@ test("every live HTTP operation is reachable through the route table, on its own
   for (const op of HTTP_OPERATIONS.filter((o) => o.contract.status === "live")) {
     const found = routes.match(sampleUrl(op.contract.path).split("/").slice(1));
     expect(found, `${op.id}: ${op.contract.path} has no route`).not.toBeNull();
-    expect(found?.entry.byMethod.get(op.contract.method), `${op.id} is not what ${op.contract.method} ${op.contract.path} serves`).toBe(op);
+    expect(
+      found?.entry.byMethod.get(op.contract.method),
+      `${op.id} is not what ${op.contract.method} ${op.contract.path} serves`,
+    ).toBe(op);
   }
 });
 
@@ -31,9 +38,14 @@ test("every live HTTP operation answers through the app's route module (not 404 
 
 test("console-only operations are not on the HTTP API", async () => {
   const hidden = OPERATIONS.filter((op) => !op.surfaces.http);
-  expect(hidden.map((op) => op.id)).toEqual(expect.arrayContaining(["deleteOrganization", "setPassword", "replyInThread"]));
+  expect(hidden.map((op) => op.id)).toEqual(
+    expect.arrayContaining(["deleteOrganization", "setPassword", "replyInThread"]),
+  );
   const routes = compileRoutes(HTTP_OPERATIONS);
-  for (const op of hidden) expect(routes.match(sampleUrl(op.contract.path).split("/").slice(1))?.entry.byMethod.get(op.contract.method)).toBeUndefined();
+  for (const op of hidden)
+    expect(
+      routes.match(sampleUrl(op.contract.path).split("/").slice(1))?.entry.byMethod.get(op.contract.method),
+    ).toBeUndefined();
 });
 
 test("operation ids are unique, and so are method+path pairs of HTTP operations", () => {
@@ -45,8 +57,8 @@ test("operation ids are unique, and so are method+path pairs of HTTP operations"
 
 test("the OpenAPI document's operations are exactly the registry's HTTP operations", async () => {
   const doc = (await call("GET", "/v1/openapi.json")).body;
-  const documented = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+  const documented = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+    ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
   );
   const registered = HTTP_OPERATIONS.map((op) => `${op.contract.method} ${op.contract.path} ${op.id}`);
   expect(documented.sort()).toEqual(registered.sort());

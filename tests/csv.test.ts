@@ -34,7 +34,10 @@ describe("readMemberCsv", () => {
   });
 
   test("batches of at most 2,000", () => {
-    const sizes = batches(Array.from({ length: 4500 }, (_, i) => i), 2000).map((b) => b.length);
+    const sizes = batches(
+      Array.from({ length: 4500 }, (_, i) => i),
+      2000,
+    ).map((b) => b.length);
     expect(sizes).toEqual([2000, 2000, 500]);
   });
 });

@@ -23,7 +23,10 @@ export function zoneFile(): string {
 
 /** Publishes records (visible to every test process at once). */
 export function publishDns(records: ZoneRecord[]): void {
-  fs.appendFileSync(zoneFile(), records.map((r) => `${JSON.stringify({ ...r, name: r.name.toLowerCase() })}\n`).join(""));
+  fs.appendFileSync(
+    zoneFile(),
+    records.map((r) => `${JSON.stringify({ ...r, name: r.name.toLowerCase() })}\n`).join(""),
+  );
 }
 
 /** Withdraws every record of `name` and `type`. */
@@ -83,7 +86,9 @@ export async function startDnsServer(port: number): Promise<{ close(): Promise<v
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } }).then(() => resolve(), reject);
+    server
+      .listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } })
+      .then(() => resolve(), reject);
   });
   return { close: () => server.close() };
 }

@@ -7,7 +7,9 @@ import { call, newOrg } from "./harness";
 function publishAll(records: { type: string; name: string; value: string; purpose: string }[]): void {
   publishDns(
     records.map((r) =>
-      r.type === "MX" ? { name: r.name, type: "MX" as const, value: r.value.split(" ")[1] ?? "", priority: 10 } : { name: r.name, type: "TXT" as const, value: r.value },
+      r.type === "MX"
+        ? { name: r.name, type: "MX" as const, value: r.value.split(" ")[1] ?? "", priority: 10 }
+        : { name: r.name, type: "TXT" as const, value: r.value },
     ),
   );
 }
@@ -34,12 +36,9 @@ test("adding a domain returns MX, SPF, DKIM and DMARC records; verify moves pend
   publishAll(domain.records.filter((r: { purpose: string }) => r.purpose !== "dmarc"));
   const partial = await call("POST", `/v1/domains/${domain.id}/verify`, { key: org.secret });
   expect(partial.body.domain.status).toBe("pending");
-  expect(partial.body.domain.records.map((r: { purpose: string; status: string }) => `${r.purpose}:${r.status}`)).toEqual([
-    "mx:verified",
-    "spf:verified",
-    "dkim:verified",
-    "dmarc:failed",
-  ]);
+  expect(
+    partial.body.domain.records.map((r: { purpose: string; status: string }) => `${r.purpose}:${r.status}`),
+  ).toEqual(["mx:verified", "spf:verified", "dkim:verified", "dmarc:failed"]);
 
   publishAll(domain.records.filter((r: { purpose: string }) => r.purpose === "dmarc"));
   const verified = await call("POST", `/v1/domains/${domain.id}/verify`, { key: org.secret });
@@ -53,7 +52,10 @@ test("adding a domain returns MX, SPF, DKIM and DMARC records; verify moves pend
   const { ledgerEvents } = await import("@/db/schema");
   const { and, eq } = await import("drizzle-orm");
   const db = await getDb();
-  const events = await db.select().from(ledgerEvents).where(and(eq(ledgerEvents.orgId, org.orgId), eq(ledgerEvents.type, "domain.verified")));
+  const events = await db
+    .select()
+    .from(ledgerEvents)
+    .where(and(eq(ledgerEvents.orgId, org.orgId), eq(ledgerEvents.type, "domain.verified")));
   expect(events).toHaveLength(1);
   expect(events[0]).toMatchObject({ partitionKey: `domain:${domain.id}`, seq: 1, data: { domainId: domain.id, name } });
 });
@@ -64,7 +66,9 @@ test("a wrong DKIM key or a withdrawn record fails verification", async () => {
   const domain = (await call("POST", "/v1/domains", { key: org.secret, body: { name } })).body.domain;
   publishAll(domain.records.filter((r: { purpose: string }) => r.purpose !== "dkim"));
   const dkim = domain.records.find((r: { purpose: string }) => r.purpose === "dkim");
-  publishDns([{ name: dkim.name, type: "TXT", value: "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong" }]);
+  publishDns([
+    { name: dkim.name, type: "TXT", value: "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong" },
+  ]);
   const res = await call("POST", `/v1/domains/${domain.id}/verify`, { key: org.secret });
   expect(res.body.domain.status).toBe("pending");
   expect(res.body.domain.records.find((r: { purpose: string }) => r.purpose === "dkim").status).toBe("failed");
@@ -75,7 +79,15 @@ test("a wrong DKIM key or a withdrawn record fails verification", async () => {
 
 test("invalid names are 400 invalid_domain; duplicates are 409", async () => {
   const org = await newOrg();
-  for (const name of ["nodot", "-bad.example.com", "a..b.com", "exa mple.com", "1.2.3.4", env.SHARED_DOMAIN, `x.${env.SHARED_DOMAIN}`]) {
+  for (const name of [
+    "nodot",
+    "-bad.example.com",
+    "a..b.com",
+    "exa mple.com",
+    "1.2.3.4",
+    env.SHARED_DOMAIN,
+    `x.${env.SHARED_DOMAIN}`,
+  ]) {
     const res = await call("POST", "/v1/domains", { key: org.secret, body: { name } });
     expect(res.status, name).toBe(400);
     expect(res.body.error).toMatchObject({ code: "invalid_domain", param: "name" });
@@ -101,7 +113,8 @@ test("the shared domain is listed, verified and read-only", async () => {
 
 test("rotating the DKIM key changes the selector; deleting a domain works and is audited", async () => {
   const org = await newOrg();
-  const domain = (await call("POST", "/v1/domains", { key: org.secret, body: { name: `r${Date.now()}.example.test` } })).body.domain;
+  const domain = (await call("POST", "/v1/domains", { key: org.secret, body: { name: `r${Date.now()}.example.test` } }))
+    .body.domain;
   const rotated = await call("PATCH", `/v1/domains/${domain.id}`, { key: org.secret, body: { rotateDkimKey: true } });
   const before = domain.records.find((r: { purpose: string }) => r.purpose === "dkim").name;
   const after = rotated.body.domain.records.find((r: { purpose: string }) => r.purpose === "dkim").name;
@@ -110,5 +123,9 @@ test("rotating the DKIM key changes the selector; deleting a domain works and is
   expect(del.body).toEqual({ deleted: true, id: domain.id });
   expect((await call("GET", `/v1/domains/${domain.id}`, { key: org.secret })).status).toBe(404);
   const audit = await call("GET", `/v1/audit-logs?resourceId=${domain.id}`, { key: org.secret });
-  expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual(["domain.deleted", "domain.dkim_rotated", "domain.created"]);
+  expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual([
+    "domain.deleted",
+    "domain.dkim_rotated",
+    "domain.created",
+  ]);
 });

@@ -8,7 +8,9 @@ import { call, newOrg, type TestOrg } from "./harness";
 async function append(org: TestOrg, n: number) {
   const db = await getDb();
   for (let i = 0; i < n; i++) {
-    await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:c", inboxId: null, data: { i } }));
+    await db.transaction((tx) =>
+      appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:c", inboxId: null, data: { i } }),
+    );
   }
 }
 

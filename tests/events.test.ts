@@ -4,11 +4,21 @@ import { appendEvent } from "@/lib/events/ledger";
 import { findGaps } from "@/lib/events/stream";
 import { call, newOrg, type TestOrg } from "./harness";
 
-async function append(org: TestOrg, n: number, opts: { partition?: string; type?: "message.sent" | "message.received"; inboxId?: string } = {}) {
+async function append(
+  org: TestOrg,
+  n: number,
+  opts: { partition?: string; type?: "message.sent" | "message.received"; inboxId?: string } = {},
+) {
   const db = await getDb();
   for (let i = 0; i < n; i++) {
     await db.transaction((tx) =>
-      appendEvent(tx, { orgId: org.orgId, type: opts.type ?? "message.sent", partitionKey: opts.partition ?? "inbox:p", inboxId: opts.inboxId ?? null, data: { i } }),
+      appendEvent(tx, {
+        orgId: org.orgId,
+        type: opts.type ?? "message.sent",
+        partitionKey: opts.partition ?? "inbox:p",
+        inboxId: opts.inboxId ?? null,
+        data: { i },
+      }),
     );
   }
 }
@@ -39,7 +49,12 @@ test("pages forward from a cursor until nextCursor is null, and back from the ne
 
 test("tail returns the head cursor (null on an empty stream) and honours filters", async () => {
   const org = await newOrg();
-  expect((await read(org, "tail=true")).body).toEqual({ object: "list", data: [], pagination: { nextCursor: null, hasMore: false }, gaps: [] });
+  expect((await read(org, "tail=true")).body).toEqual({
+    object: "list",
+    data: [],
+    pagination: { nextCursor: null, hasMore: false },
+    gaps: [],
+  });
   await append(org, 2, { type: "message.received" });
   await append(org, 1, { type: "message.sent" });
   const head = await read(org, "tail=true&type=message.received");
@@ -53,15 +68,29 @@ test("gaps are window-local, and on filtered reads the excluded events appear as
   const org = await newOrg();
   const inbox = "01930000-0000-7000-8000-0000000000aa";
   const db = await getDb();
-  for (const type of ["message.sent", "message.received", "message.sent", "message.received", "message.sent"] as const) {
-    await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type, partitionKey: `inbox:${inbox}`, inboxId: inbox, data: {} }));
+  for (const type of [
+    "message.sent",
+    "message.received",
+    "message.sent",
+    "message.received",
+    "message.sent",
+  ] as const) {
+    await db.transaction((tx) =>
+      appendEvent(tx, { orgId: org.orgId, type, partitionKey: `inbox:${inbox}`, inboxId: inbox, data: {} }),
+    );
   }
   const sentOnly = await read(org, "type=message.sent");
   expect(sentOnly.body.data.map((e: { seq: number }) => e.seq)).toEqual([1, 3, 5]);
   expect(sentOnly.body.gaps).toEqual([{ partitionKey: `inbox:${inbox}`, missingSeq: [2, 4] }]);
   const all = await read(org, `inboxId=${inbox}`);
   expect(all.body.gaps).toEqual([]);
-  expect(findGaps([{ partitionKey: "a", seq: 1 }, { partitionKey: "b", seq: 9 }, { partitionKey: "a", seq: 4 }])).toEqual([{ partitionKey: "a", missingSeq: [2, 3] }]);
+  expect(
+    findGaps([
+      { partitionKey: "a", seq: 1 },
+      { partitionKey: "b", seq: 9 },
+      { partitionKey: "a", seq: 4 },
+    ]),
+  ).toEqual([{ partitionKey: "a", missingSeq: [2, 3] }]);
 });
 
 test("long-poll returns at once when events wait, wakes on the first matching append, and times out empty", async () => {
@@ -109,7 +138,9 @@ test("8 concurrent writers × 1,000 events on one partition leave seq contiguous
   await Promise.all(
     Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; i < 1000; i++) {
-        await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:hot", data: { w, i } }));
+        await db.transaction((tx) =>
+          appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:hot", data: { w, i } }),
+        );
       }
     }),
   );

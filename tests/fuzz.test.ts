@@ -86,7 +86,14 @@ const HOSTILE_IDS = [
   "\u00e9t\u00e9",
   "x".repeat(3000),
 ];
-const HOSTILE_DATES = ["9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "+275760-09-13T00:00:00.000Z", "1970-01-01T00:00:00+14:00", "2026-01-01"];
+const HOSTILE_DATES = [
+  "9999-12-31T23:59:59Z",
+  "0000-01-01T00:00:00Z",
+  "2026-02-30T00:00:00Z",
+  "+275760-09-13T00:00:00.000Z",
+  "1970-01-01T00:00:00+14:00",
+  "2026-01-01",
+];
 const WRONG_TYPES: unknown[] = [true, null, [], {}, [null], { a: { b: { c: [] } } }, 0, "1", ["a", 1, null]];
 
 /** A hostile value for a position of `schema`: of its own kind most of the time, of another otherwise. */
@@ -96,8 +103,14 @@ function hostileFor(schema: JsonSchema | undefined, random: () => number): unkno
   if (roll < 0.25) return pick(random, WRONG_TYPES);
   const type = Array.isArray(v.type) ? v.type[0] : v.type;
   if (type === "integer" || type === "number") return pick(random, HOSTILE_NUMBERS);
-  if (type === "array") return roll < 0.6 ? Array.from({ length: 5000 }, () => pick(random, HOSTILE_STRINGS.slice(0, 4))) : [pick(random, HOSTILE_STRINGS)];
-  if (type === "object") return roll < 0.6 ? JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"k\\u0000":1}') : Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, "v"]));
+  if (type === "array")
+    return roll < 0.6
+      ? Array.from({ length: 5000 }, () => pick(random, HOSTILE_STRINGS.slice(0, 4)))
+      : [pick(random, HOSTILE_STRINGS)];
+  if (type === "object")
+    return roll < 0.6
+      ? JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"k\\u0000":1}')
+      : Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, "v"]));
   if (v.format === "uuid") return pick(random, HOSTILE_IDS);
   if (v.format === "date-time") return pick(random, HOSTILE_DATES);
   return pick(random, HOSTILE_STRINGS);
@@ -116,7 +129,8 @@ function positions(schema: JsonSchema, path: Path = [], depth = 0): { path: Path
       out.push({ path: [...path, 0], schema: v.items });
       out.push(...positions(v.items, [...path, 0], depth + 1));
     }
-    if (v.additionalProperties && typeof v.additionalProperties === "object") out.push({ path: [...path, "X-Fuzz"], schema: v.additionalProperties });
+    if (v.additionalProperties && typeof v.additionalProperties === "object")
+      out.push({ path: [...path, "X-Fuzz"], schema: v.additionalProperties });
   }
   return out;
 }
@@ -138,7 +152,8 @@ function casesFor(c: Contract, ids: Record<string, string>, as: CallOptions): Ca
   const bodySchema = op.requestBody?.content["application/json"]?.schema;
   const query = op.parameters.filter((p) => p.in === "query");
   const names = paramNames(c.path);
-  const urlWith = (replace: Record<string, string> = {}) => c.path.replace(/\{(\w+)\}/g, (_, n: string) => replace[n] ?? ids[n] ?? "missing");
+  const urlWith = (replace: Record<string, string> = {}) =>
+    c.path.replace(/\{(\w+)\}/g, (_, n: string) => replace[n] ?? ids[n] ?? "missing");
   const validBody = () => (bodySchema ? (c.example ?? sample(bodySchema, random)) : undefined);
   const out: Case[] = [{ what: "a valid request", url: urlWith(), opts: { ...as, body: validBody() } }];
   const bodyPositions = bodySchema ? positions(bodySchema) : [];
@@ -148,40 +163,79 @@ function casesFor(c: Contract, ids: Record<string, string>, as: CallOptions): Ca
     kinds.push(() => {
       const at = pick(random, bodyPositions);
       const value = hostileFor(at.schema, random);
-      return { what: `body ${JSON.stringify(at.path)} = ${preview(value)}`, url: urlWith(), opts: { ...as, body: setAt(validBody(), at.path, value) } };
+      return {
+        what: `body ${JSON.stringify(at.path)} = ${preview(value)}`,
+        url: urlWith(),
+        opts: { ...as, body: setAt(validBody(), at.path, value) },
+      };
     });
     kinds.push(() => {
       const at = pick(random, bodyPositions);
       const value = hostileFor(at.schema, random);
-      return { what: `body ${JSON.stringify(at.path)} = ${preview(value)}`, url: urlWith(), opts: { ...as, body: setAt(validBody(), at.path, value) } };
+      return {
+        what: `body ${JSON.stringify(at.path)} = ${preview(value)}`,
+        url: urlWith(),
+        opts: { ...as, body: setAt(validBody(), at.path, value) },
+      };
     });
   }
   if (c.method !== "GET" && c.method !== "DELETE") {
     kinds.push(() => {
-      const raw = pick(random, ["{", "[1,", '{"a":1}garbage', "\u0000", "null", "[]", '"str"', "1e999", "[".repeat(60_000) + "]".repeat(60_000), `{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`, '{"__proto__":{"admin":true}}']);
-      return { what: `raw body ${preview(raw)}`, url: urlWith(), opts: { ...as, rawBody: raw, headers: { ...as.headers, "content-type": "application/json" } } };
+      const raw = pick(random, [
+        "{",
+        "[1,",
+        '{"a":1}garbage',
+        "\u0000",
+        "null",
+        "[]",
+        '"str"',
+        "1e999",
+        "[".repeat(60_000) + "]".repeat(60_000),
+        `{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
+        '{"__proto__":{"admin":true}}',
+      ]);
+      return {
+        what: `raw body ${preview(raw)}`,
+        url: urlWith(),
+        opts: { ...as, rawBody: raw, headers: { ...as.headers, "content-type": "application/json" } },
+      };
     });
   }
   if (names.length) {
     kinds.push(() => {
       const name = pick(random, names);
       const bad = pick(random, HOSTILE_IDS);
-      return { what: `path ${name} = ${preview(bad)}`, url: urlWith({ [name]: encodeURIComponent(bad) }), opts: { ...as, body: validBody() } };
+      return {
+        what: `path ${name} = ${preview(bad)}`,
+        url: urlWith({ [name]: encodeURIComponent(bad) }),
+        opts: { ...as, body: validBody() },
+      };
     });
   }
   kinds.push(() => {
-    const p = query.length && random() < 0.8 ? pick(random, query) : { name: pick(random, ["fuzz", "limit", "cursor", "__proto__", "a[b]", "x".repeat(300)]), schema: {} };
+    const p =
+      query.length && random() < 0.8
+        ? pick(random, query)
+        : { name: pick(random, ["fuzz", "limit", "cursor", "__proto__", "a[b]", "x".repeat(300)]), schema: {} };
     const value = hostileFor(p.schema, random);
     const text = typeof value === "string" ? value : JSON.stringify(value);
     const search = new URLSearchParams();
     search.append(p.name, text);
     if (random() < 0.3) search.append(p.name, "again");
-    return { what: `query ${p.name} = ${preview(text)}`, url: `${urlWith()}?${search.toString()}`, opts: { ...as, body: validBody() } };
+    return {
+      what: `query ${p.name} = ${preview(text)}`,
+      url: `${urlWith()}?${search.toString()}`,
+      opts: { ...as, body: validBody() },
+    };
   });
   if (c.idempotent && c.access !== "public") {
     kinds.push(() => {
       const key = pick(random, ["x".repeat(200), "é", " ", "a b", "\t", randomUUID()]);
-      return { what: `Idempotency-Key ${preview(key)}`, url: urlWith(), opts: { ...as, body: validBody(), headers: { ...as.headers, "Idempotency-Key": key } } };
+      return {
+        what: `Idempotency-Key ${preview(key)}`,
+        url: urlWith(),
+        opts: { ...as, body: validBody(), headers: { ...as.headers, "Idempotency-Key": key } },
+      };
     });
   }
   while (out.length < CASES) out.push(pick(random, kinds)());
@@ -189,7 +243,7 @@ function casesFor(c: Contract, ids: Record<string, string>, as: CallOptions): Ca
 }
 
 function preview(value: unknown): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 40)}… (${text.length} chars)` : text;
 }
 
@@ -200,7 +254,8 @@ function problemWith(c: Contract, status: number, headers: Headers, text: string
   const response = doc.paths[c.path]?.[c.method.toLowerCase()]?.responses[String(status)];
   const json = response?.content?.["application/json"];
   if (!json) return response?.content || status === 204 ? null : `status ${status} has no declared content`;
-  if (!(headers.get("content-type") ?? "").includes("application/json")) return `status ${status} is not JSON (${headers.get("content-type")})`;
+  if (!(headers.get("content-type") ?? "").includes("application/json"))
+    return `status ${status} is not JSON (${headers.get("content-type")})`;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -208,13 +263,17 @@ function problemWith(c: Contract, status: number, headers: Headers, text: string
     return `status ${status}: the body is not JSON`;
   }
   const validate = validatorFor(json.schema, `${c.id} ${status}`);
-  return validate(body) ? null : `status ${status}: body outside its schema (${ajv.errorsText(validate.errors)}): ${text.slice(0, 200)}`;
+  return validate(body)
+    ? null
+    : `status ${status}: body outside its schema (${ajv.errorsText(validate.errors)}): ${text.slice(0, 200)}`;
 }
 
 // ---- the run -------------------------------------------------------------------------------
 
 const ORDER = { GET: 0, POST: 1, PUT: 1, PATCH: 1, DELETE: 2 } as const;
-const live = HTTP_CONTRACTS.filter((c) => c.status === "live").sort((a, b) => ORDER[a.method] - ORDER[b.method] || a.id.localeCompare(b.id));
+const live = HTTP_CONTRACTS.filter((c) => c.status === "live").sort(
+  (a, b) => ORDER[a.method] - ORDER[b.method] || a.id.localeCompare(b.id),
+);
 
 let org: TestOrg;
 let asKey: CallOptions;
@@ -226,7 +285,12 @@ beforeAll(async () => {
   asKey = { key: org.secret };
   asUser = { headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" } };
   const message = await sentMessage(org); // one message serves every message-shaped parameter
-  Object.assign(ids, { messageId: message.id, emailId: message.id, threadId: message.threadId, attachmentId: message.attachmentId });
+  Object.assign(ids, {
+    messageId: message.id,
+    emailId: message.id,
+    threadId: message.threadId,
+    attachmentId: message.attachmentId,
+  });
   for (const name of new Set(live.flatMap((c) => paramNames(c.path)))) {
     const factory = RESOURCE_FACTORIES[name];
     if (factory && !ids[name]) ids[name] = await factory(org);
@@ -234,7 +298,10 @@ beforeAll(async () => {
   ids.provider = "ses";
   ids.orgId = org.orgId;
   ids.userId = org.userId;
-  const invited = await call("POST", `/v1/organizations/${org.orgId}/invitations`, { ...asUser, body: { email: "fuzz-invitee@example.test" } });
+  const invited = await call("POST", `/v1/organizations/${org.orgId}/invitations`, {
+    ...asUser,
+    body: { email: "fuzz-invitee@example.test" },
+  });
   ids.invitationId = invited.body?.invitation?.id;
 }, 120_000);
 
@@ -243,7 +310,10 @@ test("every live operation survives hostile input: no 5xx, only declared statuse
   let sent = 0;
   for (const c of live) {
     const missing = paramNames(c.path).filter((n) => !ids[n]);
-    if (missing.length) throw new Error(`${c.id}: no resource for path parameter(s) ${missing.join(", ")}; add a factory to tests/resources.ts`);
+    if (missing.length)
+      throw new Error(
+        `${c.id}: no resource for path parameter(s) ${missing.join(", ")}; add a factory to tests/resources.ts`,
+      );
     const as = c.access === "public" ? {} : c.access === "session" ? asUser : asKey;
     for (const [i, fuzz] of casesFor(c, ids, as).entries()) {
       sent++;

@@ -6,7 +6,11 @@ import { startDnsServerOnFreePort } from "./dns-server";
  * PostgreSQL applies the migrations a single time so that workers starting together do not all
  * migrate (they would wait on the advisory lock anyway).
  */
-export default async function setup({ config }: { config: { env?: Record<string, string> } }): Promise<() => Promise<void>> {
+export default async function setup({
+  config,
+}: {
+  config: { env?: Record<string, string> };
+}): Promise<() => Promise<void>> {
   const env = config.env ?? {};
   const zone = env.DNS_TEST_ZONE ?? "";
   Object.assign(process.env, { DNS_TEST_ZONE: zone });

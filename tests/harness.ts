@@ -13,7 +13,10 @@ import { bootstrap } from "@/lib/organizations/bootstrap";
  * same handlers Next.js serves: every /v1 request goes through `app/v1/[...path]/route.ts`, the
  * HTTP adapter's dispatcher), with the client address stamped as the server would stamp it.
  */
-export type RouteHandler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+export type RouteHandler = (
+  request: Request,
+  context: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response>;
 const APP_DIR = path.resolve(__dirname, "..", "app");
 
 export interface RouteModule {
@@ -24,13 +27,17 @@ export interface RouteModule {
 }
 
 function routeFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && /^route\.tsx?$/.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
 }
 
 export function templateOf(file: string): string {
-  const rel = path.relative(APP_DIR, path.dirname(file)).split(path.sep).filter((s) => !/^\(.*\)$/.test(s));
+  const rel = path
+    .relative(APP_DIR, path.dirname(file))
+    .split(path.sep)
+    .filter((s) => !/^\(.*\)$/.test(s));
   return `/${rel.map((s) => s.replace(/^\[\.\.\.(.+)\]$/, "{...$1}").replace(/^\[(.+)\]$/, "{$1}")).join("/")}`;
 }
 
@@ -49,7 +56,10 @@ export function loadRoutes(): Promise<RouteModule[]> {
 
 /** Static segments outrank dynamic ones, which outrank catch-alls (as in Next's router). */
 function specificity(template: string): number {
-  return template.split("/").reduce((n, s) => n * 4 + (s.startsWith("{...") ? 0 : s.startsWith("{") ? 1 : 2), 0) * 100 + template.split("/").length;
+  return (
+    template.split("/").reduce((n, s) => n * 4 + (s.startsWith("{...") ? 0 : s.startsWith("{") ? 1 : 2), 0) * 100 +
+    template.split("/").length
+  );
 }
 
 /** Like Next's router: a segment that does not decode is passed on as it came (the app answers it). */
@@ -122,7 +132,9 @@ export async function callRaw(method: string, url: string, opts: CallOptions = {
     body = JSON.stringify(opts.body);
     headers.set("content-type", "application/json");
   }
-  const response = await handler(new Request(full, { method, headers, body }), { params: Promise.resolve(found.params) });
+  const response = await handler(new Request(full, { method, headers, body }), {
+    params: Promise.resolve(found.params),
+  });
   await expectDeclaredStatus(method, full.pathname, response);
   return response;
 }
@@ -139,7 +151,10 @@ export async function expectDeclaredStatus(method: string, pathname: string, res
   routeTable ??= import("@/lib/registry").then((r) => compileRoutes(r.HTTP_OPERATIONS));
   let segments: string[];
   try {
-    segments = pathname.split("/").slice(1).map((s) => decodeURIComponent(s));
+    segments = pathname
+      .split("/")
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return; // a malformed path belongs to no operation (the dispatcher answers 400)
   }
@@ -148,7 +163,9 @@ export async function expectDeclaredStatus(method: string, pathname: string, res
   const declared = declaredStatuses(op.contract);
   if (!declared.has(response.status)) {
     const text = await response.clone().text();
-    throw new Error(`${op.id} answered ${response.status}, which its OpenAPI entry does not declare (${[...declared].join(", ")}): ${text.slice(0, 300)}`);
+    throw new Error(
+      `${op.id} answered ${response.status}, which its OpenAPI entry does not declare (${[...declared].join(", ")}): ${text.slice(0, 300)}`,
+    );
   }
 }
 
@@ -168,7 +185,10 @@ export interface TestOrg {
 
 /** A fresh user and organization with an admin key: every test works in its own tenant. */
 export async function newOrg(): Promise<TestOrg> {
-  const result = await bootstrap(await getDb(), { email: `t-${randomUUID()}@example.test`, orgName: `Test ${randomUUID().slice(0, 8)}` });
+  const result = await bootstrap(await getDb(), {
+    email: `t-${randomUUID()}@example.test`,
+    orgName: `Test ${randomUUID().slice(0, 8)}`,
+  });
   return { orgId: result.organization.id, userId: result.user.id, secret: result.secret, apiKeyId: result.apiKey.id };
 }
 
@@ -192,6 +212,11 @@ export async function newInbox(org: TestOrg, local?: string): Promise<{ id: stri
 export async function sessionCookie(userId: string, email: string): Promise<string> {
   const [{ encode }, { authSecret }] = await Promise.all([import("next-auth/jwt"), import("@/lib/console/secret")]);
   const name = "authjs.session-token";
-  const token = await encode({ token: { sub: userId, email }, secret: await authSecret(await getDb()), salt: name, maxAge: 3600 });
+  const token = await encode({
+    token: { sub: userId, email },
+    secret: await authSecret(await getDb()),
+    salt: name,
+    maxAge: 3600,
+  });
   return `${name}=${token}`;
 }

@@ -5,14 +5,30 @@ import { call, newInbox, newOrg } from "./harness";
 test("create, list, get, update and delete an inbox on the shared domain", async () => {
   const org = await newOrg();
   const address = `Support-${Date.now()}@${env.SHARED_DOMAIN.toUpperCase()}`;
-  const created = await call("POST", "/v1/inboxes", { key: org.secret, body: { address, displayName: "Support", agent: "triage" } });
+  const created = await call("POST", "/v1/inboxes", {
+    key: org.secret,
+    body: { address, displayName: "Support", agent: "triage" },
+  });
   expect(created.status).toBe(200);
   const inbox = created.body.inbox;
-  expect(inbox).toMatchObject({ object: "inbox", address: address.toLowerCase(), displayName: "Support", mode: "agent", agent: "triage", status: "active", channel: "email" });
-  expect((await call("GET", "/v1/inboxes", { key: org.secret })).body.inboxes.map((i: { id: string }) => i.id)).toEqual([inbox.id]);
+  expect(inbox).toMatchObject({
+    object: "inbox",
+    address: address.toLowerCase(),
+    displayName: "Support",
+    mode: "agent",
+    agent: "triage",
+    status: "active",
+    channel: "email",
+  });
+  expect((await call("GET", "/v1/inboxes", { key: org.secret })).body.inboxes.map((i: { id: string }) => i.id)).toEqual(
+    [inbox.id],
+  );
   expect((await call("GET", `/v1/inboxes/${inbox.id}`, { key: org.secret })).body.inbox).toEqual(inbox);
 
-  const upd = await call("PATCH", `/v1/inboxes/${inbox.id}`, { key: org.secret, body: { mode: "human", agent: null, status: "paused", displayName: "Help" } });
+  const upd = await call("PATCH", `/v1/inboxes/${inbox.id}`, {
+    key: org.secret,
+    body: { mode: "human", agent: null, status: "paused", displayName: "Help" },
+  });
   expect(upd.body.inbox).toMatchObject({ mode: "human", agent: null, status: "paused", displayName: "Help" });
   const bad = await call("PATCH", `/v1/inboxes/${inbox.id}`, { key: org.secret, body: { status: "deleted" } });
   expect(bad.status).toBe(400);
@@ -22,7 +38,9 @@ test("create, list, get, update and delete an inbox on the shared domain", async
   expect(del.body.inbox.status).toBe("deleted");
   expect((await call("GET", "/v1/inboxes", { key: org.secret })).body.inboxes).toEqual([]);
   expect((await call("GET", `/v1/inboxes/${inbox.id}`, { key: org.secret })).body.inbox.status).toBe("deleted");
-  expect((await call("PATCH", `/v1/inboxes/${inbox.id}`, { key: org.secret, body: { status: "active" } })).status).toBe(400);
+  expect((await call("PATCH", `/v1/inboxes/${inbox.id}`, { key: org.secret, body: { status: "active" } })).status).toBe(
+    400,
+  );
 });
 
 test("addresses must be valid, unique, and on a verified domain of the organization", async () => {

@@ -17,15 +17,29 @@ const issuesOf = (schema: z.ZodType, value: unknown) => {
 
 describe("param names", () => {
   test("arrays index with brackets, objects with dots, record keys as they are", () => {
-    const schema = z.strictObject({ to: z.array(z.email()), headers: z.record(z.string(), z.string().max(3)), limits: z.strictObject({ perDay: z.int().max(10) }) });
-    expect(issueToError(issuesOf(schema, { to: ["a@b.co", "bad"], headers: {}, limits: { perDay: 1 } })[0]).param).toBe("to[1]");
-    expect(issueToError(issuesOf(schema, { to: [], headers: { "X-Foo": "long" }, limits: { perDay: 1 } })[0]).param).toBe("headers.X-Foo");
-    expect(issueToError(issuesOf(schema, { to: [], headers: {}, limits: { perDay: 11 } })[0]).param).toBe("limits.perDay");
-    expect(issueToError(issuesOf(schema, { to: [], headers: {}, limits: { perDay: 1 }, colour: 1 })[0]).param).toBe("colour");
+    const schema = z.strictObject({
+      to: z.array(z.email()),
+      headers: z.record(z.string(), z.string().max(3)),
+      limits: z.strictObject({ perDay: z.int().max(10) }),
+    });
+    expect(issueToError(issuesOf(schema, { to: ["a@b.co", "bad"], headers: {}, limits: { perDay: 1 } })[0]).param).toBe(
+      "to[1]",
+    );
+    expect(
+      issueToError(issuesOf(schema, { to: [], headers: { "X-Foo": "long" }, limits: { perDay: 1 } })[0]).param,
+    ).toBe("headers.X-Foo");
+    expect(issueToError(issuesOf(schema, { to: [], headers: {}, limits: { perDay: 11 } })[0]).param).toBe(
+      "limits.perDay",
+    );
+    expect(issueToError(issuesOf(schema, { to: [], headers: {}, limits: { perDay: 1 }, colour: 1 })[0]).param).toBe(
+      "colour",
+    );
   });
 
   test("the console's field errors use the same keys, every field's first message", () => {
-    const fields = fieldErrors(issuesOf(createApiKeyBody, { name: "", scopes: ["keys:read", "nope"], allowedIps: ["1.2.3.4", "x"] }));
+    const fields = fieldErrors(
+      issuesOf(createApiKeyBody, { name: "", scopes: ["keys:read", "nope"], allowedIps: ["1.2.3.4", "x"] }),
+    );
     expect(Object.keys(fields).sort()).toEqual(["allowedIps[1]", "name", "scopes[1]"]);
   });
 
@@ -34,7 +48,12 @@ describe("param names", () => {
       parseOrThrow(organizationCreateBody, { name: " " });
       expect.unreachable();
     } catch (err) {
-      expect(err).toMatchObject({ status: 400, code: "invalid_request", param: "name", fields: { name: "Give the organization a name." } });
+      expect(err).toMatchObject({
+        status: 400,
+        code: "invalid_request",
+        param: "name",
+        fields: { name: "Give the organization a name." },
+      });
     }
   });
 });
@@ -53,7 +72,9 @@ describe("humanMessage", () => {
     expect(humanMessage(first(z.string().max(80), "x".repeat(81)), "name")).toBe("Use 80 characters or fewer");
     expect(humanMessage(first(z.string().min(10), "short"), "password")).toBe("Use at least 10 characters");
     expect(humanMessage(first(z.array(z.string()).min(1), []), "scopes")).toBe("Pick at least one scope");
-    expect(humanMessage(first(z.array(z.string()).min(1), []), { one: "event type" })).toBe("Pick at least one event type");
+    expect(humanMessage(first(z.array(z.string()).min(1), []), { one: "event type" })).toBe(
+      "Pick at least one event type",
+    );
     expect(humanMessage(first(z.array(z.string()).max(2), ["a", "b", "c"]), "scopes")).toBe("Pick at most 2 scopes");
     expect(humanMessage(first(z.int().min(1), 0), "limit")).toBe("Use 1 or more");
     expect(humanMessage(first(z.int().max(100), 101), "limit")).toBe("Use 100 or less");
@@ -62,11 +83,17 @@ describe("humanMessage", () => {
   test("formats, choices and the schema's own messages", () => {
     expect(humanMessage(first(z.email(), "nope"), "email")).toBe("Enter a valid email address");
     expect(humanMessage(first(z.url(), "nope"), "endpoint")).toBe("Enter a valid URL");
-    expect(humanMessage(first(z.enum(["owner", "admin", "member"]), "king"), "roles")).toBe("Pick one of the allowed roles");
+    expect(humanMessage(first(z.enum(["owner", "admin", "member"]), "king"), "roles")).toBe(
+      "Pick one of the allowed roles",
+    );
     expect(humanMessage(first(z.number(), "x"), "limit")).toBe("Enter a number for limit");
-    const refined = z.object({ a: z.string().optional() }).refine((v) => v.a !== undefined, { message: "Give at least one field." });
+    const refined = z
+      .object({ a: z.string().optional() })
+      .refine((v) => v.a !== undefined, { message: "Give at least one field." });
     expect(humanMessage(first(refined, {}), "changes")).toBe("Give at least one field.");
-    expect(humanMessage(first(z.strictObject({}), { colour: "red" }), "form")).toBe("Remove the unknown field “colour”");
+    expect(humanMessage(first(z.strictObject({}), { colour: "red" }), "form")).toBe(
+      "Remove the unknown field “colour”",
+    );
   });
 });
 
@@ -83,12 +110,23 @@ describe("forms: every field's problem as a sentence, from the contract", () => 
   test("empty required fields, lengths and lists read as sentences; the values never stay on the error", () => {
     const key = thrown(createApiKeyBody, { scopes: [] });
     expect(humanFieldErrors(key.issues ?? [])).toEqual({ name: "Enter a name", scopes: "Pick at least one scope" });
-    expect(humanFieldErrors(thrown(createApiKeyBody, { name: "x".repeat(121), scopes: ["nope"] }).issues ?? [])).toEqual({ name: "Use 120 characters or fewer", "scopes[0]": "Pick one of the allowed scopes" });
-    expect(humanFieldErrors(thrown(createWebhook.body ?? z.never(), { events: [] }).issues ?? [])).toEqual({ url: "Enter a URL", events: "Pick at least one event type" });
-    expect(humanFieldErrors(thrown(createApiKeyBody, { scopes: ["admin"], allowedIps: ["x"] }).issues ?? [])).toMatchObject({ name: "Enter a name", "allowedIps[0]": "must be an IPv4 or IPv6 address or a CIDR range" });
+    expect(
+      humanFieldErrors(thrown(createApiKeyBody, { name: "x".repeat(121), scopes: ["nope"] }).issues ?? []),
+    ).toEqual({ name: "Use 120 characters or fewer", "scopes[0]": "Pick one of the allowed scopes" });
+    expect(humanFieldErrors(thrown(createWebhook.body ?? z.never(), { events: [] }).issues ?? [])).toEqual({
+      url: "Enter a URL",
+      events: "Pick at least one event type",
+    });
+    expect(
+      humanFieldErrors(thrown(createApiKeyBody, { scopes: ["admin"], allowedIps: ["x"] }).issues ?? []),
+    ).toMatchObject({ name: "Enter a name", "allowedIps[0]": "must be an IPv4 or IPv6 address or a CIDR range" });
     // A form's own name for a field, and a schema's own sentence, win.
-    expect(humanFieldErrors(thrown(organizationCreateBody, {}).issues ?? [], { name: "organization name" })).toEqual({ name: "Enter an organization name" });
-    expect(humanFieldErrors(thrown(organizationCreateBody, { name: " " }).issues ?? [])).toEqual({ name: "Give the organization a name." });
+    expect(humanFieldErrors(thrown(organizationCreateBody, {}).issues ?? [], { name: "organization name" })).toEqual({
+      name: "Enter an organization name",
+    });
+    expect(humanFieldErrors(thrown(organizationCreateBody, { name: " " }).issues ?? [])).toEqual({
+      name: "Give the organization a name.",
+    });
     const secret = thrown(z.strictObject({ password: z.string().min(10) }), { password: "hunter2" });
     expect(JSON.stringify(secret.issues)).not.toContain("hunter2");
     expect(humanFieldErrors(secret.issues ?? [])).toEqual({ password: "Use at least 10 characters" });
@@ -98,8 +136,16 @@ describe("forms: every field's problem as a sentence, from the contract", () => 
     expect(inputRules(createApiKeyBody, "name")).toEqual({ required: true, maxLength: 120 });
     expect(inputRules(createApiKeyBody, "allowedIps")).toEqual({});
     expect(inputRules(organizationCreateBody, "name")).toEqual({ required: true, maxLength: 80 });
-    expect(inputRules(z.strictObject({ email: z.email().max(254), site: z.url().nullable().optional(), pin: z.string().min(4) }), "email")).toEqual({ required: true, maxLength: 254, type: "email" });
-    expect(inputRules(z.strictObject({ site: z.url().max(2048).nullable().optional() }), "site")).toEqual({ maxLength: 2048, type: "url" });
+    expect(
+      inputRules(
+        z.strictObject({ email: z.email().max(254), site: z.url().nullable().optional(), pin: z.string().min(4) }),
+        "email",
+      ),
+    ).toEqual({ required: true, maxLength: 254, type: "email" });
+    expect(inputRules(z.strictObject({ site: z.url().max(2048).nullable().optional() }), "site")).toEqual({
+      maxLength: 2048,
+      type: "url",
+    });
     expect(inputRules(z.strictObject({ pin: z.string().min(4) }), "pin")).toEqual({ required: true, minLength: 4 });
     expect(inputRules(createApiKeyBody, "nope")).toEqual({});
   });

@@ -18,7 +18,9 @@ describe("error envelope", () => {
   test("unknown /v1 path → 404 resource_not_found with a request id", async () => {
     const res = await call("GET", "/v1/no/such/thing");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: { type: "not_found_error", code: "resource_not_found", message: expect.any(String), param: "" } });
+    expect(res.body).toEqual({
+      error: { type: "not_found_error", code: "resource_not_found", message: expect.any(String), param: "" },
+    });
     expect(res.headers.get("x-request-id")).toMatch(/^req_[\w-]{16}$/);
   });
 
@@ -40,7 +42,10 @@ describe("error envelope", () => {
 
   test("unknown body fields and query parameters are rejected, naming the field", async () => {
     const org = await newOrg();
-    const res = await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "x", scopes: ["keys:read"], colour: "red" } });
+    const res = await call("POST", "/v1/api-keys", {
+      key: org.secret,
+      body: { name: "x", scopes: ["keys:read"], colour: "red" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: "invalid_request_error", code: "invalid_request", param: "colour" });
     const q = await call("GET", "/v1/audit-logs?sort=asc", { key: org.secret });
@@ -52,17 +57,26 @@ describe("error envelope", () => {
 
   test("validation errors name the path of the offending value", async () => {
     const org = await newOrg();
-    const res = await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "x", scopes: ["keys:read", "nope"] } });
+    const res = await call("POST", "/v1/api-keys", {
+      key: org.secret,
+      body: { name: "x", scopes: ["keys:read", "nope"] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe("scopes[1]");
     const missing = await call("POST", "/v1/api-keys", { key: org.secret, body: { scopes: ["keys:read"] } });
     expect(missing.body.error).toMatchObject({ param: "name", message: 'Missing required field "name".' });
-    const nested = await call("PATCH", "/v1/notification-preferences", { key: org.secret, body: { preferences: { spam: true } } });
+    const nested = await call("PATCH", "/v1/notification-preferences", {
+      key: org.secret,
+      body: { preferences: { spam: true } },
+    });
     expect(nested.body.error.param).toBe("preferences.spam");
   });
 
   test("zod paths format as to[1] and limits.maxSendsPerDay", () => {
-    const schema = z.strictObject({ to: z.array(z.email()), limits: z.strictObject({ maxSendsPerDay: z.int().max(10) }) });
+    const schema = z.strictObject({
+      to: z.array(z.email()),
+      limits: z.strictObject({ maxSendsPerDay: z.int().max(10) }),
+    });
     const a = schema.safeParse({ to: ["a@b.co", "bad"], limits: { maxSendsPerDay: 1 } });
     expect(zodIssueToError(a.error?.issues[0]).param).toBe("to[1]");
     const b = schema.safeParse({ to: [], limits: { maxSendsPerDay: 11 } });
@@ -80,7 +94,10 @@ describe("error envelope", () => {
 
   test("a body over the limit → 413 in the envelope", async () => {
     const org = await newOrg();
-    const res = await call("POST", "/v1/api-keys", { key: org.secret, rawBody: JSON.stringify({ name: "x".repeat(1_100_000), scopes: ["admin"] }) });
+    const res = await call("POST", "/v1/api-keys", {
+      key: org.secret,
+      rawBody: JSON.stringify({ name: "x".repeat(1_100_000), scopes: ["admin"] }),
+    });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe("payload_too_large");
   });
@@ -94,7 +111,15 @@ describe("error envelope", () => {
 
   /** Calls a throwaway public GET operation whose handler returns `result`, capturing error logs. */
   async function callTestOperation(response: z.ZodType, result: () => Promise<unknown>) {
-    const contract = defineContract({ id: "test", method: "GET", path: "/v1/test", access: "public", tag: "Test", summary: "test", response });
+    const contract = defineContract({
+      id: "test",
+      method: "GET",
+      path: "/v1/test",
+      access: "public",
+      tag: "Test",
+      summary: "test",
+      response,
+    });
     const dispatch = createDispatcher([defineOperation(contract, result as () => Promise<never>)]);
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await dispatch(new Request("http://localhost/v1/test"));
@@ -104,7 +129,9 @@ describe("error envelope", () => {
   }
 
   test("an unexpected error → 500 internal_error, logged, with nothing internal leaked", async () => {
-    const { res, lines } = await callTestOperation(z.object({}), () => Promise.reject(new Error("secret database detail")));
+    const { res, lines } = await callTestOperation(z.object({}), () =>
+      Promise.reject(new Error("secret database detail")),
+    );
     const body = (await res.json()) as { error: { code: string; type: string; message: string } };
     const requestId = res.headers.get("x-request-id") ?? "missing";
     expect(res.status).toBe(500);
@@ -129,7 +156,19 @@ describe("error envelope", () => {
     expect(key).not.toHaveProperty("secretHash");
     expect(key).not.toHaveProperty("orgId");
     expect(Object.keys(key).sort()).toEqual(
-      ["allowedIps", "createdAt", "environment", "id", "inboxIds", "lastUsedAt", "name", "object", "prefix", "scopes", "status"].sort(),
+      [
+        "allowedIps",
+        "createdAt",
+        "environment",
+        "id",
+        "inboxIds",
+        "lastUsedAt",
+        "name",
+        "object",
+        "prefix",
+        "scopes",
+        "status",
+      ].sort(),
     );
   });
 });
@@ -180,7 +219,10 @@ describe("rate limiting", () => {
     expect(verdicts.every((v) => v.allowed)).toBe(true);
     expect(new Set(verdicts.map((v) => v.remaining)).size).toBe(50);
     expect(used(limited)).toBe(50);
-    const [row] = await db.select().from(rateLimits).where(eq(rateLimits.key, createHash("sha256").update(`api-requests:${limited}`).digest("base64url")));
+    const [row] = await db
+      .select()
+      .from(rateLimits)
+      .where(eq(rateLimits.key, createHash("sha256").update(`api-requests:${limited}`).digest("base64url")));
     expect(row?.hits).toBe(75);
   });
 });
@@ -194,10 +236,17 @@ describe("client address", () => {
 
   test("an address not stamped by this server counts as unknown: allowlisted keys are denied", async () => {
     const org = await newOrg();
-    const k = await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "ip", scopes: ["keys:read"], allowedIps: ["127.0.0.1"] } });
+    const k = await call("POST", "/v1/api-keys", {
+      key: org.secret,
+      body: { name: "ip", scopes: ["keys:read"], allowedIps: ["127.0.0.1"] },
+    });
     const ok = await call("GET", "/v1/whoami", { key: k.body.secret, ip: "127.0.0.1" });
     expect(ok.status).toBe(200);
-    const forged = await call("GET", "/v1/whoami", { key: k.body.secret, ip: null, headers: { "x-svc-client-ip": "127.0.0.1", "x-svc-server-token": "guess" } });
+    const forged = await call("GET", "/v1/whoami", {
+      key: k.body.secret,
+      ip: null,
+      headers: { "x-svc-client-ip": "127.0.0.1", "x-svc-server-token": "guess" },
+    });
     expect(forged.status).toBe(403);
   });
 

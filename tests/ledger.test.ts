@@ -11,7 +11,9 @@ test("sequence numbers stay contiguous and unique under concurrent writers to on
   const writers = 40;
   await Promise.all(
     Array.from({ length: writers }, (_, i) =>
-      db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.received", partitionKey: "inbox:race", data: { i } })),
+      db.transaction((tx) =>
+        appendEvent(tx, { orgId: org.orgId, type: "message.received", partitionKey: "inbox:race", data: { i } }),
+      ),
     ),
   );
   const rows = await db
@@ -25,14 +27,18 @@ test("sequence numbers stay contiguous and unique under concurrent writers to on
 test("a rolled-back change takes its event and its number with it", async () => {
   const org = await newOrg();
   const db = await getDb();
-  await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:rb", data: {} }));
+  await db.transaction((tx) =>
+    appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:rb", data: {} }),
+  );
   await expect(
     db.transaction(async (tx) => {
       await appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:rb", data: {} });
       throw new Error("abort");
     }),
   ).rejects.toThrow("abort");
-  const next = await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:rb", data: {} }));
+  const next = await db.transaction((tx) =>
+    appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:rb", data: {} }),
+  );
   expect(next.seq).toBe(2);
   expect(next.eventId).toMatch(/^evt_/);
 });
@@ -40,9 +46,14 @@ test("a rolled-back change takes its event and its number with it", async () => 
 test("a batch of events takes consecutive numbers per partition, in order, and queues each to its subscribers", async () => {
   const org = await newOrg();
   const db = await getDb();
-  const hook = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["message.delivered"] } });
+  const hook = await call("POST", "/v1/webhooks", {
+    key: org.secret,
+    body: { url: "http://127.0.0.1:9/hook", events: ["message.delivered"] },
+  });
   expect(hook.status).toBe(200);
-  await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:a", data: { n: 0 } }));
+  await db.transaction((tx) =>
+    appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:a", data: { n: 0 } }),
+  );
   const batch = await db.transaction((tx) =>
     appendEvents(tx, [
       { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:b", data: { n: 1 } },
@@ -64,6 +75,8 @@ test("a batch of events takes consecutive numbers per partition, in order, and q
   const queued = await db.select().from(webhookQueue).where(eq(webhookQueue.webhookId, hook.body.webhook.id));
   expect(queued.map((q) => q.eventId).sort()).toEqual([batch[1]?.eventId, batch[3]?.eventId].sort());
   // The partition counters carry on from the batch.
-  const next = await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:a", data: {} }));
+  const next = await db.transaction((tx) =>
+    appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:a", data: {} }),
+  );
   expect(next.seq).toBe(4);
 });

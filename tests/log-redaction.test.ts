@@ -16,7 +16,16 @@ const SECRET = `secret-body-${randomUUID()}`;
 async function failingInsert(): Promise<unknown> {
   const db = await getDb();
   try {
-    await db.insert(apiKeys).values({ orgId: randomUUID(), userId: randomUUID(), name: SECRET, prefix: "svc_test_x", secretHash: SECRET, scopes: ["admin"] });
+    await db
+      .insert(apiKeys)
+      .values({
+        orgId: randomUUID(),
+        userId: randomUUID(),
+        name: SECRET,
+        prefix: "svc_test_x",
+        secretHash: SECRET,
+        scopes: ["admin"],
+      });
   } catch (err) {
     return err;
   }
@@ -28,7 +37,13 @@ test("a query error carries the statement and the database's reason, not the val
   expect(err).toBeInstanceOf(Error);
   const e = err as Error;
   expect(e.message).toMatch(/^Failed query: insert into "api_keys"/);
-  for (const text of [e.message, e.stack ?? "", JSON.stringify(e), JSON.stringify(e.cause), JSON.stringify(errorFields(e))]) {
+  for (const text of [
+    e.message,
+    e.stack ?? "",
+    JSON.stringify(e),
+    JSON.stringify(e.cause),
+    JSON.stringify(errorFields(e)),
+  ]) {
     expect(text).not.toContain(SECRET);
   }
   // Still useful: the driver's reason and SQLSTATE.
@@ -36,10 +51,20 @@ test("a query error carries the statement and the database's reason, not the val
 });
 
 test("the dispatcher's 500 log names the failed statement without its parameters", async () => {
-  const contract = defineContract({ id: "testQueryFails", method: "GET", path: "/v1/test-query", access: "public", tag: "Test", summary: "test", response: z.object({}) });
-  const dispatch = createDispatcher([defineOperation(contract, async () => {
+  const contract = defineContract({
+    id: "testQueryFails",
+    method: "GET",
+    path: "/v1/test-query",
+    access: "public",
+    tag: "Test",
+    summary: "test",
+    response: z.object({}),
+  });
+  const dispatch = createDispatcher([
+    defineOperation(contract, async () => {
       throw (await failingInsert()) as Error;
-    })]);
+    }),
+  ]);
   const logged = vi.spyOn(console, "error").mockImplementation(() => {});
   const res = await dispatch(new Request("http://localhost/v1/test-query"));
   const lines = logged.mock.calls.map((c) => c.map(String).join(" "));

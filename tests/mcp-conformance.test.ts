@@ -35,9 +35,16 @@ test("server scenarios pass, apart from the baseline's", async () => {
   // localhost (not 127.0.0.1): the DNS-rebinding scenario needs a loopback name it can vary.
   const url = `${app.url.replace("127.0.0.1", "localhost")}/mcp`;
   const bin = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-  const result = await run(process.execPath, [bin, "server", "--url", url, "--expected-failures", BASELINE, "-o", outDir], { cwd: ROOT, timeout: 240_000 }).then(
+  const result = await run(
+    process.execPath,
+    [bin, "server", "--url", url, "--expected-failures", BASELINE, "-o", outDir],
+    { cwd: ROOT, timeout: 240_000 },
+  ).then(
     (r) => ({ code: 0, out: r.stdout + r.stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: e.code ?? 1,
+      out: `${e.stdout ?? ""}${e.stderr ?? ""}`,
+    }),
   );
   expect(result.code, result.out).toBe(0);
 }, 300_000);

@@ -43,17 +43,30 @@ describe("MCP tool server", () => {
     const client = await connect(narrow.secret);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(["batch_delete_messages", "cancel_outbound_email", "get_inbox", "get_whoami", "list_inboxes", "reply_in_thread", "send_message"]);
+    expect(names).toEqual([
+      "batch_delete_messages",
+      "cancel_outbound_email",
+      "get_inbox",
+      "get_whoami",
+      "list_inboxes",
+      "reply_in_thread",
+      "send_message",
+    ]);
     const send = tools.find((t) => t.name === "send_message");
     expect(send?.inputSchema).toMatchObject({ type: "object", required: expect.arrayContaining(["inboxId", "to"]) });
     expect(send?.description).toContain('"messages:send"');
 
     const listed = (await client.callTool({ name: "list_inboxes", arguments: {} })) as ToolResult;
     expect(listed.isError).toBeFalsy();
-    expect(listed.structuredContent.inboxes.map((i: { id: string }) => i.id)).toEqual(expect.arrayContaining([inbox.id, other.id]));
+    expect(listed.structuredContent.inboxes.map((i: { id: string }) => i.id)).toEqual(
+      expect.arrayContaining([inbox.id, other.id]),
+    );
     expect(JSON.parse(listed.content[0]?.text ?? "")).toEqual(listed.structuredContent);
 
-    const sent = (await client.callTool({ name: "send_message", arguments: { inboxId: inbox.id, to: other.address, subject: "From MCP", text: "Hello over MCP" } })) as ToolResult;
+    const sent = (await client.callTool({
+      name: "send_message",
+      arguments: { inboxId: inbox.id, to: other.address, subject: "From MCP", text: "Hello over MCP" },
+    })) as ToolResult;
     expect(sent.isError).toBeFalsy();
     expect(sent.structuredContent).toMatchObject({ status: "sent", channel: "a2a" });
     expect(sent.content[0]).toMatchObject({ type: "text" });
@@ -62,12 +75,17 @@ describe("MCP tool server", () => {
     expect(back.body.message).toMatchObject({ subject: "From MCP", direction: "outbound" });
 
     // Out of scope: not listed, and a call is a protocol error naming the missing scope.
-    await expect(client.callTool({ name: "create_api_key", arguments: { name: "x", scopes: ["admin"] } })).rejects.toThrow(/keys:write/);
+    await expect(
+      client.callTool({ name: "create_api_key", arguments: { name: "x", scopes: ["admin"] } }),
+    ).rejects.toThrow(/keys:write/);
     await expect(client.callTool({ name: "list_messages", arguments: {} })).rejects.toThrow(/messages:read/);
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
 
     // Input errors come back as tool errors with the API's envelope, in text and structured form.
-    const bad = (await client.callTool({ name: "send_message", arguments: { inboxId: inbox.id, to: ["not an address"], text: "x" } })) as ToolResult;
+    const bad = (await client.callTool({
+      name: "send_message",
+      arguments: { inboxId: inbox.id, to: ["not an address"], text: "x" },
+    })) as ToolResult;
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent.error).toMatchObject({ code: "invalid_request", param: "to[0]" });
     expect(bad.content[0]?.text).toContain("invalid_request");
@@ -82,17 +100,26 @@ describe("MCP tool server", () => {
     const client = await connect(agentKey.secret);
 
     const sendToMe = async (subject: string) => {
-      const res = await call("POST", "/v1/messages", { key: peerOrg.secret, body: { inboxId: peer.id, to: mine.address, subject, text: "What is the code?" } });
+      const res = await call("POST", "/v1/messages", {
+        key: peerOrg.secret,
+        body: { inboxId: peer.id, to: mine.address, subject, text: "What is the code?" },
+      });
       expect(res.status).toBe(200);
     };
     // A first message, then the stream's head as the agent's cursor.
     await sendToMe("Hello");
-    const head = (await client.callTool({ name: "list_events", arguments: { inboxId: mine.id, tail: "true" } })) as ToolResult;
+    const head = (await client.callTool({
+      name: "list_events",
+      arguments: { inboxId: mine.id, tail: "true" },
+    })) as ToolResult;
     const since = head.structuredContent.pagination.nextCursor as string;
     expect(since).toBeTruthy();
     // The wait and the next message race; either way the wait returns that message (after `since`).
     const [result] = await Promise.all([
-      client.callTool({ name: "wait_for_message", arguments: { inboxId: mine.id, since, timeoutSeconds: 60 } }) as Promise<ToolResult>,
+      client.callTool({
+        name: "wait_for_message",
+        arguments: { inboxId: mine.id, since, timeoutSeconds: 60 },
+      }) as Promise<ToolResult>,
       sendToMe("Question"),
     ]);
     expect(result.isError).toBeFalsy();
@@ -100,20 +127,35 @@ describe("MCP tool server", () => {
     expect(event).toMatchObject({ type: "message.received", inboxId: mine.id, data: { subject: "Question" } });
     expect(typeof result.structuredContent.cursor).toBe("string");
 
-    const thread = (await client.callTool({ name: "get_thread", arguments: { threadId: event.threadId } })) as ToolResult;
+    const thread = (await client.callTool({
+      name: "get_thread",
+      arguments: { threadId: event.threadId },
+    })) as ToolResult;
     expect(thread.structuredContent.thread.messages[0]).toMatchObject({ subject: "Question", direction: "inbound" });
-    const listed = (await client.callTool({ name: "list_threads", arguments: { inboxId: mine.id, limit: 5 } })) as ToolResult;
+    const listed = (await client.callTool({
+      name: "list_threads",
+      arguments: { inboxId: mine.id, limit: 5 },
+    })) as ToolResult;
     expect(listed.structuredContent.threads.map((t: { id: string }) => t.id)).toContain(event.threadId);
-    const messages = (await client.callTool({ name: "list_messages", arguments: { threadId: event.threadId } })) as ToolResult;
+    const messages = (await client.callTool({
+      name: "list_messages",
+      arguments: { threadId: event.threadId },
+    })) as ToolResult;
     expect(messages.structuredContent.messages).toHaveLength(1);
 
-    const reply = (await client.callTool({ name: "reply_in_thread", arguments: { threadId: event.threadId, text: "It is 4242." } })) as ToolResult;
+    const reply = (await client.callTool({
+      name: "reply_in_thread",
+      arguments: { threadId: event.threadId, text: "It is 4242." },
+    })) as ToolResult;
     expect(reply.structuredContent).toMatchObject({ status: "sent" });
     const theirs = await call("GET", `/v1/messages?inboxId=${peer.id}&direction=inbound`, { key: peerOrg.secret });
     expect(theirs.body.messages[0]).toMatchObject({ subject: "Re: Question", direction: "inbound" });
 
     // Nothing else arrives: the wait ends empty at its deadline, keeping the cursor.
-    const empty = (await client.callTool({ name: "wait_for_message", arguments: { inboxId: mine.id, since: result.structuredContent.cursor, timeoutSeconds: 1 } })) as ToolResult;
+    const empty = (await client.callTool({
+      name: "wait_for_message",
+      arguments: { inboxId: mine.id, since: result.structuredContent.cursor, timeoutSeconds: 1 },
+    })) as ToolResult;
     expect(empty.structuredContent).toEqual({ event: null, cursor: result.structuredContent.cursor });
     await client.close();
   }, 90_000);
@@ -125,24 +167,46 @@ describe("MCP tool server", () => {
     for (const tool of mcpTools()) {
       const allowed = tool.requiredScopes.every((s) => s === "domains:read");
       expect(listed.has(tool.name), tool.name).toBe(allowed);
-      if (!allowed) await expect(client.callTool({ name: tool.name, arguments: {} }), tool.name).rejects.toThrow(/not available to this API key/);
+      if (!allowed)
+        await expect(client.callTool({ name: tool.name, arguments: {} }), tool.name).rejects.toThrow(
+          /not available to this API key/,
+        );
     }
     await client.close();
   });
 
   test("the server refuses callers without a valid key, other sites' pages, and GET", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const post = (headers: Record<string, string>) =>
-      fetch(`${app.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(init) });
+      fetch(`${app.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(init),
+      });
     const none = await post({});
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(((await none.json()) as { error: { code: string } }).error.code).toBe("missing_api_key");
     expect((await post({ authorization: "Bearer svc_live_nope" })).status).toBe(401);
-    expect((await post({ authorization: `Bearer ${org.secret}`, origin: "http://evil.example.com", host: "evil.example.com" })).status).toBe(403);
+    expect(
+      (
+        await post({
+          authorization: `Bearer ${org.secret}`,
+          origin: "http://evil.example.com",
+          host: "evil.example.com",
+        })
+      ).status,
+    ).toBe(403);
     const ok = await post({ authorization: `Bearer ${org.secret}` });
     expect(ok.status).toBe(200);
-    expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe("svc-messaging");
+    expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+      "svc-messaging",
+    );
     const get = await fetch(`${app.url}/mcp`, { headers: { authorization: `Bearer ${org.secret}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
@@ -160,14 +224,23 @@ describe("GET /v1/mcp/tools", () => {
     expect(byName.get("get_whoami")).toMatchObject({ requiredScopes: [] });
     expect(byName.get("send_message")).not.toHaveProperty("callable");
     // Exactly the registry's MCP-enabled key operations.
-    const expected = OPERATIONS.filter((op) => op.surfaces.mcp && op.contract.status === "live" && !op.contract.binary && op.contract.access !== "public" && op.contract.access !== "session");
+    const expected = OPERATIONS.filter(
+      (op) =>
+        op.surfaces.mcp &&
+        op.contract.status === "live" &&
+        !op.contract.binary &&
+        op.contract.access !== "public" &&
+        op.contract.access !== "session",
+    );
     expect([...byName.values()].map((t) => t.operationId).sort()).toEqual(expected.map((op) => op.id).sort());
 
     const org = await newOrg();
     const key = await newKey(org, { scopes: ["messages:read"] });
     const keyed = await call("GET", "/v1/mcp/tools", { key: key.secret });
     expect(keyed.body.authenticated).toBe(true);
-    const callable = new Map<string, boolean>(keyed.body.tools.map((t: { name: string; callable: boolean }) => [t.name, t.callable]));
+    const callable = new Map<string, boolean>(
+      keyed.body.tools.map((t: { name: string; callable: boolean }) => [t.name, t.callable]),
+    );
     expect(callable.get("list_messages")).toBe(true);
     expect(callable.get("send_message")).toBe(false);
     expect(callable.get("get_whoami")).toBe(true);

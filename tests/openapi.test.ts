@@ -46,7 +46,10 @@ test("the validator rejects a broken document (the check above can fail)", async
 test("every operation declares each status it can answer: the kernel's for its kind and its contract's errors", async () => {
   const doc = (await call("GET", "/v1/openapi.json")).body;
   for (const c of CONTRACTS) {
-    const responses = doc.paths[c.path][c.method.toLowerCase()].responses as Record<string, { "x-svc-error-codes"?: string[] }>;
+    const responses = doc.paths[c.path][c.method.toLowerCase()].responses as Record<
+      string,
+      { "x-svc-error-codes"?: string[] }
+    >;
     const statuses = Object.keys(responses).map(Number);
     expect(statuses.sort(), c.id).toEqual([...declaredStatuses(c)].sort());
     const codes = Object.values(responses).flatMap((r) => r["x-svc-error-codes"] ?? []);
@@ -54,7 +57,8 @@ test("every operation declares each status it can answer: the kernel's for its k
     expect(codes, c.id).toEqual(expect.arrayContaining(["invalid_request", "internal_error", ...(c.errors ?? [])]));
     if (c.params) expect(codes, c.id).toContain("resource_not_found");
     if (c.access !== "public") expect(codes, c.id).toEqual(expect.arrayContaining(["rate_limited", "not_permitted"]));
-    if (c.idempotent && c.access !== "public") expect(codes, c.id).toEqual(expect.arrayContaining(["idempotency_key_in_use", "idempotency_key_mismatch"]));
+    if (c.idempotent && c.access !== "public")
+      expect(codes, c.id).toEqual(expect.arrayContaining(["idempotency_key_in_use", "idempotency_key_mismatch"]));
   }
   // The two the issue found undeclared: the in-use Idempotency-Key and the replay's unknown webhook.
   expect(doc.paths["/v1/messages"].post.responses["409"]["x-svc-error-codes"]).toContain("idempotency_key_in_use");
@@ -62,6 +66,8 @@ test("every operation declares each status it can answer: the kernel's for its k
 });
 
 test("a response with an undeclared status fails the test that saw it (every harness call checks)", async () => {
-  await expect(expectDeclaredStatus("GET", "/v1/whoami", new Response("{}", { status: 404 }))).rejects.toThrow(/getWhoami answered 404, which its OpenAPI entry does not declare/);
+  await expect(expectDeclaredStatus("GET", "/v1/whoami", new Response("{}", { status: 404 }))).rejects.toThrow(
+    /getWhoami answered 404, which its OpenAPI entry does not declare/,
+  );
   await expect(expectDeclaredStatus("GET", "/v1/whoami", new Response("{}", { status: 401 }))).resolves.toBeUndefined();
 });

@@ -8,12 +8,20 @@ import path from "node:path";
 export function opensslVerify(pem: string, message: Buffer, signature: Buffer): boolean {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-openssl-"));
   const id = randomBytes(6).toString("hex");
-  const [key, msg, sig] = ["key.pem", "msg.bin", "sig.bin"].map((f) => path.join(dir, `${id}-${f}`)) as [string, string, string];
+  const [key, msg, sig] = ["key.pem", "msg.bin", "sig.bin"].map((f) => path.join(dir, `${id}-${f}`)) as [
+    string,
+    string,
+    string,
+  ];
   fs.writeFileSync(key, pem);
   fs.writeFileSync(msg, message);
   fs.writeFileSync(sig, signature);
   try {
-    const out = execFileSync("openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", key, "-rawin", "-in", msg, "-sigfile", sig], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const out = execFileSync(
+      "openssl",
+      ["pkeyutl", "-verify", "-pubin", "-inkey", key, "-rawin", "-in", msg, "-sigfile", sig],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
     return out.includes("Signature Verified Successfully");
   } catch {
     return false;

@@ -5,7 +5,14 @@ import { domains } from "@/db/schema";
 import { SYSTEM_ACTOR } from "@/lib/core/audit";
 import { env } from "@/lib/env";
 import { bootstrap } from "@/lib/organizations/bootstrap";
-import { addMember, changeMemberRole, findOrCreateUser, listOrganizationsForUser, removeMember, roleOf } from "@/lib/organizations/service";
+import {
+  addMember,
+  changeMemberRole,
+  findOrCreateUser,
+  listOrganizationsForUser,
+  removeMember,
+  roleOf,
+} from "@/lib/organizations/service";
 import { call, newOrg } from "./harness";
 
 const who = SYSTEM_ACTOR("test");
@@ -40,20 +47,31 @@ test("roles: the last owner can be neither demoted nor removed", async () => {
   await db.transaction((tx) => addMember(tx, org.orgId, other.id, "member", who));
   expect(await roleOf(db, org.orgId, other.id)).toBe("member");
 
-  await expect(db.transaction((tx) => changeMemberRole(tx, org.orgId, org.userId, "admin", who))).rejects.toMatchObject({ code: "not_permitted" });
-  await expect(db.transaction((tx) => removeMember(tx, org.orgId, org.userId, who))).rejects.toMatchObject({ code: "not_permitted" });
+  await expect(db.transaction((tx) => changeMemberRole(tx, org.orgId, org.userId, "admin", who))).rejects.toMatchObject(
+    { code: "not_permitted" },
+  );
+  await expect(db.transaction((tx) => removeMember(tx, org.orgId, org.userId, who))).rejects.toMatchObject({
+    code: "not_permitted",
+  });
 
   await db.transaction((tx) => changeMemberRole(tx, org.orgId, other.id, "owner", who));
   await db.transaction((tx) => changeMemberRole(tx, org.orgId, org.userId, "admin", who));
   expect(await roleOf(db, org.orgId, org.userId)).toBe("admin");
   await db.transaction((tx) => removeMember(tx, org.orgId, org.userId, who));
   expect(await roleOf(db, org.orgId, org.userId)).toBeNull();
-  await expect(db.transaction((tx) => removeMember(tx, org.orgId, other.id, who))).rejects.toMatchObject({ code: "not_permitted" });
+  await expect(db.transaction((tx) => removeMember(tx, org.orgId, other.id, who))).rejects.toMatchObject({
+    code: "not_permitted",
+  });
 
   const orgs = await listOrganizationsForUser(db, other.id);
   expect(orgs).toEqual([expect.objectContaining({ id: org.orgId, role: "owner" })]);
   const audit = await call("GET", "/v1/audit-logs?resourceType=user", { key: org.secret });
-  expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual(["member.removed", "member.role_changed", "member.role_changed", "member.added"]);
+  expect(audit.body.logs.map((l: { action: string }) => l.action)).toEqual([
+    "member.removed",
+    "member.role_changed",
+    "member.role_changed",
+    "member.added",
+  ]);
 });
 
 test("organizations are isolated: ids of another organization are 404", async () => {
@@ -62,8 +80,13 @@ test("organizations are isolated: ids of another organization are 404", async ()
   const keys = await call("GET", "/v1/api-keys", { key: a.secret });
   const id = keys.body.apiKeys[0].id;
   expect((await call("GET", `/v1/api-keys/${id}`, { key: b.secret })).status).toBe(404);
-  expect((await call("GET", "/v1/api-keys", { key: b.secret })).body.apiKeys.map((k: { id: string }) => k.id)).not.toContain(id);
+  expect(
+    (await call("GET", "/v1/api-keys", { key: b.secret })).body.apiKeys.map((k: { id: string }) => k.id),
+  ).not.toContain(id);
   const db = await getDb();
-  const shared = await db.select().from(domains).where(and(eq(domains.orgId, b.orgId), eq(domains.isShared, true)));
+  const shared = await db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.orgId, b.orgId), eq(domains.isShared, true)));
   expect(shared).toHaveLength(1);
 });

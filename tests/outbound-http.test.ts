@@ -120,7 +120,9 @@ test("DNS rebinding: the name is public when checked and 127.0.0.1 when the deli
   expect(await webhookUrlProblem(`https://${host}:${port}/hook`)).toBeNull();
   // …the connection (second query) gets loopback, which it refuses instead of connecting.
   const before = hits.length;
-  const err = await outboundFetch(`http://${host}:${port}/hook`, { method: "POST", body: "{}" }).catch((e: unknown) => e);
+  const err = await outboundFetch(`http://${host}:${port}/hook`, { method: "POST", body: "{}" }).catch(
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(OutboundRefused);
   expect(String((err as Error).message)).toContain("127.0.0.1 is a loopback address");
   expect(hits.length).toBe(before);
@@ -147,15 +149,22 @@ test("a name with one refused address among its answers is refused; one that res
 test("redirects are not followed by default, and a followed redirect is guarded hop by hop", async () => {
   const manual = await outboundFetch(`http://127.0.0.1:${port}/redirect-to-metadata`, { allowLoopback: true });
   expect(manual.status).toBe(302);
-  await expect(outboundFetch(`http://127.0.0.1:${port}/redirect-to-metadata`, { allowLoopback: true, redirect: "follow" })).rejects.toThrow(/169\.254\.169\.254/);
+  await expect(
+    outboundFetch(`http://127.0.0.1:${port}/redirect-to-metadata`, { allowLoopback: true, redirect: "follow" }),
+  ).rejects.toThrow(/169\.254\.169\.254/);
 });
 
 test("webhook delivery goes through the guard: a URL that rebinds to a private address after it was saved is never connected to", async () => {
   const org = await newOrg();
   const host = name("hook");
   // Saved (query 1) and checked before delivery (query 2) as public, then the connection (query 3) gets 10.0.0.7.
-  publishDns([{ name: host, type: "A", value: "93.184.215.14", sequence: ["93.184.215.14", "93.184.215.14", "10.0.0.7"] }]);
-  const created = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: `https://${host}/hook`, events: ["message.received"] } });
+  publishDns([
+    { name: host, type: "A", value: "93.184.215.14", sequence: ["93.184.215.14", "93.184.215.14", "10.0.0.7"] },
+  ]);
+  const created = await call("POST", "/v1/webhooks", {
+    key: org.secret,
+    body: { url: `https://${host}/hook`, events: ["message.received"] },
+  });
   expect(created.status).toBe(200);
   const ping = await call("POST", `/v1/webhooks/${created.body.webhook.id}/test`, { key: org.secret });
   expect(ping.body.delivery).toMatchObject({ status: "failed", responseStatus: null });
@@ -186,7 +195,10 @@ test("webhook URL errors say what to change: http needs https or the development
   expect(await webhookUrlProblem("https://u:p@example.com/x", true)).toMatch(/credentials/);
   // Through the API: the sentence the console shows, on the url field.
   const org = await newOrg();
-  const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://example.com/hook", events: ["message.received"] } });
+  const res = await call("POST", "/v1/webhooks", {
+    key: org.secret,
+    body: { url: "http://example.com/hook", events: ["message.received"] },
+  });
   expect(res.status).toBe(400);
   expect(res.body.error.param).toBe("url");
   expect(res.body.error.message).toMatch(/^The URL must use https:\/\/ .*WEBHOOK_ALLOW_LOOPBACK_HTTP/);

@@ -5,7 +5,8 @@ import { call, newOrg } from "./harness";
 
 async function addAuditRows(orgId: string, n: number, tag: string): Promise<void> {
   const db = await getDb();
-  for (let i = 0; i < n; i++) await recordAudit(db, { actor: "system:test", ip: null }, { orgId, action: "test.row", resourceId: `${tag}-${i}` });
+  for (let i = 0; i < n; i++)
+    await recordAudit(db, { actor: "system:test", ip: null }, { orgId, action: "test.row", resourceId: `${tag}-${i}` });
 }
 
 test("audit logs page newest first with stable keyset cursors under concurrent inserts", async () => {
@@ -15,8 +16,12 @@ test("audit logs page newest first with stable keyset cursors under concurrent i
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res: { status: number; body: { logs: { id: string; resourceId: string }[]; pagination: { nextCursor: string | null; hasMore: boolean } } } =
-      await call("GET", `/v1/audit-logs?action=test.row&limit=7${cursor ? `&cursor=${cursor}` : ""}`, { key: org.secret });
+    const res: {
+      status: number;
+      body: { logs: { id: string; resourceId: string }[]; pagination: { nextCursor: string | null; hasMore: boolean } };
+    } = await call("GET", `/v1/audit-logs?action=test.row&limit=7${cursor ? `&cursor=${cursor}` : ""}`, {
+      key: org.secret,
+    });
     expect(res.status).toBe(200);
     seen.push(...res.body.logs.map((l) => l.resourceId));
     expect(res.body.pagination.hasMore).toBe(res.body.pagination.nextCursor !== null);
@@ -63,5 +68,7 @@ test("audit logs record control-plane mutations and filter by action", async () 
   });
   expect(res.body.logs.every((l: { action: string }) => l.action === "api_key.created")).toBe(true);
   const all = await call("GET", "/v1/audit-logs", { key: org.secret });
-  expect(all.body.logs.map((l: { action: string }) => l.action)).toEqual(expect.arrayContaining(["organization.created", "api_key.created"]));
+  expect(all.body.logs.map((l: { action: string }) => l.action)).toEqual(
+    expect.arrayContaining(["organization.created", "api_key.created"]),
+  );
 });

@@ -11,7 +11,8 @@ test("scopes: only those some operation requires (bundles of them, admin), group
   const offered = groups.flatMap((g) => g.scopes);
   const required = new Set(OPERATIONS.map((op) => op.contract.access).filter((a) => typeof a === "string"));
   // Capabilities that do not exist in this build are not offered (the API still accepts them).
-  for (const absent of ["phone", "phone:call", "letters", "letters:send", "letters:read"]) expect(offered).not.toContain(absent);
+  for (const absent of ["phone", "phone:call", "letters", "letters:send", "letters:read"])
+    expect(offered).not.toContain(absent);
   // Audiences exist now (issue 15): their scopes are offered.
   expect(offered).toEqual(expect.arrayContaining(["audiences:read", "audiences:write"]));
   expect(offered.length).toBeLessThan(SCOPES.length);
@@ -19,7 +20,9 @@ test("scopes: only those some operation requires (bundles of them, admin), group
     if (s === "admin" || s === "messages") continue;
     expect(required.has(s), `${s} is required by some operation`).toBe(true);
   }
-  expect(offered).toEqual(expect.arrayContaining(["admin", "messages", "messages:send", "messages:read", "inboxes:write", "webhooks:read"]));
+  expect(offered).toEqual(
+    expect.arrayContaining(["admin", "messages", "messages:send", "messages:read", "inboxes:write", "webhooks:read"]),
+  );
   expect(groups.find((g) => g.name === "messages")?.scopes).toEqual(["messages", "messages:read", "messages:send"]);
   expect(presets.full).toEqual(["admin"]);
   expect(presets.sending).toContain("messages:send");

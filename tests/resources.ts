@@ -10,7 +10,10 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
   inboxId: async (org) => (await newInbox(org)).id,
   webhookId: async (org) => {
-    const res = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] } });
+    const res = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] },
+    });
     return res.body.webhook.id as string;
   },
   messageId: async (org) => (await sentMessage(org)).id,
@@ -26,7 +29,10 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   broadcastId: async (org) => {
     const audience = await newAudience(org);
     const inbox = await newInbox(org);
-    const res = await call("POST", `/v1/audiences/${audience.id}/send`, { key: org.secret, body: { inboxId: inbox.id, subject: "News", text: "x" } });
+    const res = await call("POST", `/v1/audiences/${audience.id}/send`, {
+      key: org.secret,
+      body: { inboxId: inbox.id, subject: "News", text: "x" },
+    });
     return res.body.id as string;
   },
   version: async () => "1",
@@ -34,59 +40,99 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
   objectId: async (org) => (await uploadObject(org)).objectId,
   linkId: async (org) => (await newShareLink(org)).link.id,
   bundleId: async (org) => {
-    const res = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [(await cleanObject(org)).objectId] } });
+    const res = await call("POST", "/v1/share-links/bundles", {
+      key: org.secret,
+      body: { objectIds: [(await cleanObject(org)).objectId] },
+    });
     return res.body.id as string;
   },
   budgetId: async (org) => {
-    const res = await call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "account", limits: { maxSendsPerDay: 1000 } } });
+    const res = await call("PUT", "/v1/budgets", {
+      key: org.secret,
+      body: { scope: "account", limits: { maxSendsPerDay: 1000 } },
+    });
     return res.body.budget.id as string;
   },
   jobId: async (org) => {
-    const res = await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: `gone-${Math.random().toString(36).slice(2, 8)}@example.com` } });
+    const res = await call("POST", "/v1/compliance/erasures", {
+      key: org.secret,
+      body: { address: `gone-${Math.random().toString(36).slice(2, 8)}@example.com` },
+    });
     return res.body.job.id as string;
   },
   domainId: async (org) => {
-    const res = await call("POST", "/v1/domains", { key: org.secret, body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` } });
+    const res = await call("POST", "/v1/domains", {
+      key: org.secret,
+      body: { name: `sec-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example.test` },
+    });
     return res.body.domain.id as string;
   },
 };
 
 /** An audience with these members (by address). */
 export async function newAudience(org: TestOrg, emails: string[] = []): Promise<{ id: string; memberIds: string[] }> {
-  const res = await call("POST", "/v1/audiences", { key: org.secret, body: { name: `List ${Math.random().toString(36).slice(2, 8)}` } });
+  const res = await call("POST", "/v1/audiences", {
+    key: org.secret,
+    body: { name: `List ${Math.random().toString(36).slice(2, 8)}` },
+  });
   if (res.status !== 200) throw new Error(`audience: ${res.status} ${JSON.stringify(res.body)}`);
   const id = res.body.list.id as string;
   if (emails.length === 0) return { id, memberIds: [] };
-  await call("POST", `/v1/audiences/${id}/members`, { key: org.secret, body: { members: emails.map((email) => ({ email })) } });
+  await call("POST", `/v1/audiences/${id}/members`, {
+    key: org.secret,
+    body: { members: emails.map((email) => ({ email })) },
+  });
   const detail = await call("GET", `/v1/audiences/${id}`, { key: org.secret });
   return { id, memberIds: (detail.body.members as { id: string }[]).map((m) => m.id) };
 }
 
 /** A person with one primary email handle. */
-export async function newContact(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; alias: string | null; handles: { id: string; value: string }[] }> {
+export async function newContact(
+  org: TestOrg,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; alias: string | null; handles: { id: string; value: string }[] }> {
   const tag = Math.random().toString(36).slice(2, 10);
   const res = await call("POST", "/v1/contacts", {
     key: org.secret,
-    body: { displayName: `Person ${tag}`, handles: [{ channel: "email", value: `person-${tag}@example.com`, isPrimary: true }], ...body },
+    body: {
+      displayName: `Person ${tag}`,
+      handles: [{ channel: "email", value: `person-${tag}@example.com`, isPrimary: true }],
+      ...body,
+    },
   });
   if (res.status !== 200) throw new Error(`contact: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.contact;
 }
 
 /** An agent passport (active, with its signing key). */
-export async function newAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; agentId: string; display: string; keys: { kid: string; kty: "OKP"; crv: "Ed25519"; alg: "EdDSA"; x: string; status: string }[] }> {
-  const res = await call("POST", "/v1/agents", { key: org.secret, body: { display: `Agent ${Math.random().toString(36).slice(2, 8)}`, ...body } });
+export async function newAgent(
+  org: TestOrg,
+  body: Record<string, unknown> = {},
+): Promise<{
+  id: string;
+  agentId: string;
+  display: string;
+  keys: { kid: string; kty: "OKP"; crv: "Ed25519"; alg: "EdDSA"; x: string; status: string }[];
+}> {
+  const res = await call("POST", "/v1/agents", {
+    key: org.secret,
+    body: { display: `Agent ${Math.random().toString(36).slice(2, 8)}`, ...body },
+  });
   if (res.status !== 200) throw new Error(`agent: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.agent;
 }
 
 /** A react-email template greeting `name` (version 1 current). */
-export async function newTemplate(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+export async function newTemplate(
+  org: TestOrg,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; slug: string }> {
   const res = await call("POST", "/v1/templates", {
     key: org.secret,
     body: {
       name: `Welcome ${Math.random().toString(36).slice(2, 8)}`,
-      source: 'import { Html, Text } from "@react-email/components";\nexport default function W({ name }) { return <Html><Text>Hello {name}</Text></Html>; }',
+      source:
+        'import { Html, Text } from "@react-email/components";\nexport default function W({ name }) { return <Html><Text>Hello {name}</Text></Html>; }',
       subject: "Hi {{ name }}",
       variables: { type: "object", properties: { name: { type: "string", maxLength: 40, default: "there" } } },
       ...body,
@@ -101,7 +147,12 @@ export async function sentMessage(org: TestOrg): Promise<{ id: string; threadId:
   const inbox = await newInbox(org);
   const sent = await call("POST", "/v1/messages", {
     key: org.secret,
-    body: { inboxId: inbox.id, to: "x@example.com", text: "x", attachments: [{ filename: "a.txt", contentBase64: "aGk=" }] },
+    body: {
+      inboxId: inbox.id,
+      to: "x@example.com",
+      text: "x",
+      attachments: [{ filename: "a.txt", contentBase64: "aGk=" }],
+    },
   });
   const msg = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message;
   return { id: msg.id, threadId: msg.threadId, attachmentId: msg.attachments[0].id };

@@ -45,11 +45,19 @@ export interface LocalS3 {
 export async function startS3(bucket = "svc-test"): Promise<LocalS3> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "svc-s3rver-"));
   patchCanonicalization();
-  const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
-  server.middleware.unshift(async (ctx: { path: string; request: { headers: Record<string, string> } }, next: () => Promise<void>) => {
-    ctx.request.headers[RAW_PATH] = ctx.path;
-    await next();
+  const server = new S3rver({
+    address: "127.0.0.1",
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
   });
+  server.middleware.unshift(
+    async (ctx: { path: string; request: { headers: Record<string, string> } }, next: () => Promise<void>) => {
+      ctx.request.headers[RAW_PATH] = ctx.path;
+      await next();
+    },
+  );
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -21,10 +21,16 @@ describe("built-in scanner", () => {
   const scanner = builtinScanner();
 
   test("flags the EICAR file, the string inside a larger stream across chunks, and passes clean data", async () => {
-    expect(await scanner.scan(Buffer.from(EICAR))).toEqual({ status: "infected", signature: "Eicar-Test-Signature", engine: "builtin" });
+    expect(await scanner.scan(Buffer.from(EICAR))).toEqual({
+      status: "infected",
+      signature: "Eicar-Test-Signature",
+      engine: "builtin",
+    });
     expect(await scanner.scan(eicarInZip())).toMatchObject({ status: "infected" });
     expect(await scanner.scan(clean)).toEqual({ status: "clean", engine: "builtin" });
-    expect(await scanner.scan(Readable.from([clean.subarray(0, 100), clean.subarray(100)]))).toMatchObject({ status: "clean" });
+    expect(await scanner.scan(Readable.from([clean.subarray(0, 100), clean.subarray(100)]))).toMatchObject({
+      status: "clean",
+    });
     expect(await scanner.scan(new Uint8Array())).toMatchObject({ status: "clean" });
   });
 
@@ -34,10 +40,16 @@ describe("built-in scanner", () => {
     const other = Buffer.from("another bad file");
     const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
     const file = path.join(dir, "block.hsb");
-    fs.writeFileSync(file, `# comment\n${sha(bad)}:${bad.length}:Svc.Test.Ransom\n${sha(other).toUpperCase()}\n${sha(clean)}:1:Wrong.Size\n`);
+    fs.writeFileSync(
+      file,
+      `# comment\n${sha(bad)}:${bad.length}:Svc.Test.Ransom\n${sha(other).toUpperCase()}\n${sha(clean)}:1:Wrong.Size\n`,
+    );
     const s = builtinScanner({ blocklistFile: file });
     expect(await s.scan(bad)).toEqual({ status: "infected", signature: "Svc.Test.Ransom", engine: "builtin" });
-    expect(await s.scan(Readable.from([other]))).toMatchObject({ status: "infected", signature: `Blocklist.${sha(other).slice(0, 12)}` });
+    expect(await s.scan(Readable.from([other]))).toMatchObject({
+      status: "infected",
+      signature: `Blocklist.${sha(other).slice(0, 12)}`,
+    });
     expect(await s.scan(clean)).toMatchObject({ status: "clean" });
     expect((await s.describe()).detail).toContain("4 SHA-256");
     expect(() => parseBlocklist("nothex:1:x")).toThrow(/line 1/);
@@ -86,11 +98,16 @@ describe("clamd (real daemon, INSTREAM)", () => {
   const each = (name: string, fn: (s: Scanner) => Promise<void>) =>
     test(name, async (ctx) => {
       if (!clamd) ctx.skip(unavailable);
-      for (const address of [clamd?.socket ?? "", clamd?.tcp ?? ""]) await fn(clamdScanner({ address, timeoutMs: 30_000 }));
+      for (const address of [clamd?.socket ?? "", clamd?.tcp ?? ""])
+        await fn(clamdScanner({ address, timeoutMs: 30_000 }));
     });
 
   each("flags EICAR (bytes and a chunked stream) over the socket and TCP", async (s) => {
-    expect(await s.scan(Buffer.from(EICAR))).toEqual({ status: "infected", signature: "Svc.Test.EICAR.UNOFFICIAL", engine: "clamd" });
+    expect(await s.scan(Buffer.from(EICAR))).toEqual({
+      status: "infected",
+      signature: "Svc.Test.EICAR.UNOFFICIAL",
+      engine: "clamd",
+    });
     expect(await s.scan(eicarInZip())).toMatchObject({ status: "infected" });
   });
 

@@ -27,7 +27,8 @@ export function variants(schema: JsonSchema): JsonSchema[] {
   return alts ? alts.flatMap(variants) : [schema];
 }
 
-const typeOf = (s: JsonSchema): string | undefined => (Array.isArray(s.type) ? s.type.find((t: string) => t !== "null") : s.type);
+const typeOf = (s: JsonSchema): string | undefined =>
+  Array.isArray(s.type) ? s.type.find((t: string) => t !== "null") : s.type;
 
 /**
  * Every position in `schema` that takes a string, as a path: object properties by name, array
@@ -43,8 +44,10 @@ export function stringPaths(schema: JsonSchema, path: Path = [], depth = 0): Pat
     if (type === "string") found.push(path);
     else if (type === "array" && v.items) found.push(...stringPaths(v.items, [...path, 0], depth + 1));
     else if (type === "object" || v.properties) {
-      for (const [name, prop] of Object.entries<JsonSchema>(v.properties ?? {})) found.push(...stringPaths(prop, [...path, name], depth + 1));
-      if (v.additionalProperties && typeof v.additionalProperties === "object") found.push(...stringPaths(v.additionalProperties, [...path, "X-Probe"], depth + 1));
+      for (const [name, prop] of Object.entries<JsonSchema>(v.properties ?? {}))
+        found.push(...stringPaths(prop, [...path, name], depth + 1));
+      if (v.additionalProperties && typeof v.additionalProperties === "object")
+        found.push(...stringPaths(v.additionalProperties, [...path, "X-Probe"], depth + 1));
     }
     for (const p of found) {
       const key = JSON.stringify(p);
@@ -66,7 +69,10 @@ export function setAt(value: unknown, path: Path, replacement: unknown): unknown
     arr[head] = setAt(arr[head], rest, replacement);
     return arr;
   }
-  const obj = value !== null && typeof value === "object" && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const obj =
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? { ...(value as Record<string, unknown>) }
+      : {};
   obj[head] = setAt(obj[head], rest, replacement);
   return obj;
 }
@@ -113,7 +119,8 @@ export function sample(schema: JsonSchema, random: () => number, depth = 0): unk
       const out: Record<string, unknown> = {};
       if (depth > 5) return out;
       const required = new Set<string>(v.required ?? []);
-      for (const [name, prop] of Object.entries<JsonSchema>(v.properties ?? {})) if (required.has(name)) out[name] = sample(prop, random, depth + 1);
+      for (const [name, prop] of Object.entries<JsonSchema>(v.properties ?? {}))
+        if (required.has(name)) out[name] = sample(prop, random, depth + 1);
       return out;
     }
     default:

@@ -36,33 +36,61 @@ describe("the SDK against the running app", () => {
     expect(inboxes.map((i) => i.id)).toEqual(expect.arrayContaining([a.inbox.id, b.inbox.id]));
 
     // A narrow key, made through the SDK, sends through its own client.
-    const made = await unwrap(svc.POST("/v1/api-keys", { body: { name: "sdk sender", scopes: ["messages:send", "messages:read", "events:read"] } }));
+    const made = await unwrap(
+      svc.POST("/v1/api-keys", {
+        body: { name: "sdk sender", scopes: ["messages:send", "messages:read", "events:read"] },
+      }),
+    );
     const sender = createSvcClient({ baseUrl: app.url, apiKey: made.secret });
-    const sent = await unwrap(sender.POST("/v1/messages", { body: { inboxId: a.inbox.id, to: [b.inbox.address], subject: "Via SDK", text: "typed all the way" }, headers: { "Idempotency-Key": "sdk-send-1" } }));
+    const sent = await unwrap(
+      sender.POST("/v1/messages", {
+        body: { inboxId: a.inbox.id, to: [b.inbox.address], subject: "Via SDK", text: "typed all the way" },
+        headers: { "Idempotency-Key": "sdk-send-1" },
+      }),
+    );
     if (!("id" in sent)) throw new Error("expected a send, not a preview");
     expect(sent).toMatchObject({ status: "sent", channel: "a2a" });
 
-    const again = await sender.POST("/v1/messages", { body: { inboxId: a.inbox.id, to: [b.inbox.address], subject: "Via SDK", text: "typed all the way" }, headers: { "Idempotency-Key": "sdk-send-1" } });
+    const again = await sender.POST("/v1/messages", {
+      body: { inboxId: a.inbox.id, to: [b.inbox.address], subject: "Via SDK", text: "typed all the way" },
+      headers: { "Idempotency-Key": "sdk-send-1" },
+    });
     expect(again.response.headers.get("idempotent-replayed")).toBe("true");
 
-    const inbound = await unwrap(sender.GET("/v1/messages", { params: { query: { inboxId: b.inbox.id, direction: "inbound" } } }));
+    const inbound = await unwrap(
+      sender.GET("/v1/messages", { params: { query: { inboxId: b.inbox.id, direction: "inbound" } } }),
+    );
     expect(inbound.messages).toHaveLength(1);
-    const message = await unwrap(sender.GET("/v1/messages/{messageId}", { params: { path: { messageId: inbound.messages[0]?.id ?? "" } } }));
+    const message = await unwrap(
+      sender.GET("/v1/messages/{messageId}", { params: { path: { messageId: inbound.messages[0]?.id ?? "" } } }),
+    );
     expect(message.message).toMatchObject({ subject: "Via SDK", direction: "inbound" });
     const threads = await unwrap(sender.GET("/v1/threads", { params: { query: { inboxId: b.inbox.id } } }));
-    const thread = await unwrap(sender.GET("/v1/threads/{threadId}", { params: { path: { threadId: threads.threads[0]?.id ?? "" } } }));
+    const thread = await unwrap(
+      sender.GET("/v1/threads/{threadId}", { params: { path: { threadId: threads.threads[0]?.id ?? "" } } }),
+    );
     expect(thread.thread.messages).toHaveLength(1);
 
-    const events = await unwrap(sender.GET("/v1/events", { params: { query: { inboxId: b.inbox.id, type: "message.received", wait: 5 } } }));
+    const events = await unwrap(
+      sender.GET("/v1/events", { params: { query: { inboxId: b.inbox.id, type: "message.received", wait: 5 } } }),
+    );
     expect(events.data[0]).toMatchObject({ type: "message.received", messageId: inbound.messages[0]?.id });
 
     // Errors: the envelope's code and param, on a typed exception.
-    await expect(unwrap(sender.GET("/v1/api-keys"))).rejects.toMatchObject({ name: "SvcApiError", status: 403, code: "scope_missing" });
-    const bad = await unwrap(sender.POST("/v1/messages", { body: { inboxId: a.inbox.id, to: ["nope"], text: "x" } })).catch((e: unknown) => e);
+    await expect(unwrap(sender.GET("/v1/api-keys"))).rejects.toMatchObject({
+      name: "SvcApiError",
+      status: 403,
+      code: "scope_missing",
+    });
+    const bad = await unwrap(
+      sender.POST("/v1/messages", { body: { inboxId: a.inbox.id, to: ["nope"], text: "x" } }),
+    ).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(SvcApiError);
     expect(bad).toMatchObject({ status: 400, code: "invalid_request", param: "to[0]" });
 
-    const revoked = await unwrap(svc.POST("/v1/api-keys/{keyId}/revoke", { params: { path: { keyId: made.apiKey.id } } }));
+    const revoked = await unwrap(
+      svc.POST("/v1/api-keys/{keyId}/revoke", { params: { path: { keyId: made.apiKey.id } } }),
+    );
     expect(revoked.apiKey.status).toBe("revoked");
     await expect(unwrap(sender.GET("/v1/whoami"))).rejects.toMatchObject({ status: 401 });
   }, 120_000); // two dozen HTTP round trips; on a loaded machine more than the default 30 s

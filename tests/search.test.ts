@@ -11,7 +11,8 @@ async function send(org: TestOrg, body: Record<string, unknown>) {
   return res.body.id as string;
 }
 
-const ids = (body: { messages?: { id: string }[]; threads?: { id: string }[] }) => (body.messages ?? body.threads ?? []).map((m) => m.id).sort();
+const ids = (body: { messages?: { id: string }[]; threads?: { id: string }[] }) =>
+  (body.messages ?? body.threads ?? []).map((m) => m.id).sort();
 
 test("q finds messages by subject, sender and recipient, case-insensitively, within the organization only", async () => {
   const org = await newOrg();
@@ -19,10 +20,20 @@ test("q finds messages by subject, sender and recipient, case-insensitively, wit
   const a = await newInbox(org, "search-a");
   const b = await newInbox(org, "search-b");
   const x = await newInbox(other, "search-x");
-  const invoice = await send(org, { inboxId: a.id, to: "Payables@Example.com", subject: "Invoice 4711 for March", text: "attached" });
+  const invoice = await send(org, {
+    inboxId: a.id,
+    to: "Payables@Example.com",
+    subject: "Invoice 4711 for March",
+    text: "attached",
+  });
   const hello = await send(org, { inboxId: a.id, to: b.address, subject: "Hello there", text: "hi" });
   const percent = await send(org, { inboxId: b.id, to: "ops@example.org", subject: "Up 100% today", text: "growth" });
-  await send(other, { inboxId: x.id, to: "payables@example.com", subject: "Invoice 4711 for March", text: "not yours" });
+  await send(other, {
+    inboxId: x.id,
+    to: "payables@example.com",
+    subject: "Invoice 4711 for March",
+    text: "not yours",
+  });
 
   const search = async (q: string, extra = "") => {
     const res = await call("GET", `/v1/messages?q=${encodeURIComponent(q)}${extra}`, { key: org.secret });
@@ -64,7 +75,9 @@ test("the message search can use its trigram index (the query's expression is th
   await db.transaction(async (tx) => {
     await tx.execute(sql`set local enable_seqscan = off`);
     const result = await tx.execute(
-      sql.raw(`explain select id from messages where svc_message_search_text(subject, from_address, from_name, "to") like '%invoice%'`),
+      sql.raw(
+        `explain select id from messages where svc_message_search_text(subject, from_address, from_name, "to") like '%invoice%'`,
+      ),
     );
     const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
     expect(rows.map((r) => Object.values(r)[0]).join("\n")).toContain("messages_search_trgm_idx");
@@ -77,9 +90,15 @@ test("the contact search (name, alias, handle ILIKE) can use its trigram indexes
     await tx.execute(sql`set local enable_seqscan = off`);
     const plan = async (query: string) => {
       const result = await tx.execute(sql.raw(`explain ${query}`));
-      return ((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[]).map((r) => Object.values(r)[0]).join("\n");
+      return ((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[])
+        .map((r) => Object.values(r)[0])
+        .join("\n");
     };
-    expect(await plan(`select id from contacts where display_name ilike '%ada%' or alias ilike '%ada%'`)).toMatch(/contacts_display_name_trgm_idx[\s\S]*contacts_alias_trgm_idx/);
-    expect(await plan(`select contact_id from contact_handles where value ilike '%ada%'`)).toContain("contact_handles_value_trgm_idx");
+    expect(await plan(`select id from contacts where display_name ilike '%ada%' or alias ilike '%ada%'`)).toMatch(
+      /contacts_display_name_trgm_idx[\s\S]*contacts_alias_trgm_idx/,
+    );
+    expect(await plan(`select contact_id from contact_handles where value ilike '%ada%'`)).toContain(
+      "contact_handles_value_trgm_idx",
+    );
   });
 });

@@ -17,7 +17,9 @@ import { paramNames, RESOURCE_FACTORIES } from "./resources";
  * the organization and not the role that refuses), and a role without the operation's permission
  * gets 403 `scope_missing`. HTTP is tests/security.test.ts, MCP tests/security-mcp.test.ts.
  */
-const orgScoped = OPERATIONS.filter((op) => op.contract.status === "live" && op.contract.access !== "public" && op.contract.access !== "session");
+const orgScoped = OPERATIONS.filter(
+  (op) => op.contract.status === "live" && op.contract.access !== "public" && op.contract.access !== "session",
+);
 
 const userActor = (org: TestOrg, role: Role): Actor => ({
   type: "user",
@@ -42,7 +44,8 @@ async function paramsFor(op: AnyOperation): Promise<Record<string, string>> {
   for (const name of paramNames(op.contract.path)) {
     if (!ids.has(name)) {
       const factory = RESOURCE_FACTORIES[name];
-      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${op.id}); add one to tests/resources.ts.`);
+      if (!factory)
+        throw new Error(`No resource factory for path parameter "${name}" (${op.id}); add one to tests/resources.ts.`);
       ids.set(name, await factory(owner));
     }
     params[name] = ids.get(name) ?? "";
@@ -50,23 +53,31 @@ async function paramsFor(op: AnyOperation): Promise<Record<string, string>> {
   return params;
 }
 
-const inputFor = async (op: AnyOperation) => ({ params: await paramsFor(op), body: op.contract.body ? op.contract.example : undefined });
+const inputFor = async (op: AnyOperation) => ({
+  params: await paramsFor(op),
+  body: op.contract.body ? op.contract.example : undefined,
+});
 
 test("the registry has organization operations with ids to check", () => {
   expect(orgScoped.filter((op) => paramNames(op.contract.path).length > 0).length).toBeGreaterThan(20);
 });
 
-describe.each(orgScoped.filter((op) => paramNames(op.contract.path).length > 0).map((op) => [op.id, op] as const))("%s as a user", (_id, op) => {
-  test("of another organization → 404, nothing of the resource", async () => {
-    const refusal = await invoke(op, userActor(stranger, "owner"), await inputFor(op)).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    expect(refusal).toMatchObject({ status: 404, code: "resource_not_found" });
-  });
-});
+describe.each(orgScoped.filter((op) => paramNames(op.contract.path).length > 0).map((op) => [op.id, op] as const))(
+  "%s as a user",
+  (_id, op) => {
+    test("of another organization → 404, nothing of the resource", async () => {
+      const refusal = await invoke(op, userActor(stranger, "owner"), await inputFor(op)).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refusal).toMatchObject({ status: 404, code: "resource_not_found" });
+    });
+  },
+);
 
-const memberLacks = orgScoped.filter((op) => op.contract.access !== "key" && !roleScopes("member").has(op.contract.access as Scope));
+const memberLacks = orgScoped.filter(
+  (op) => op.contract.access !== "key" && !roleScopes("member").has(op.contract.access as Scope),
+);
 
 describe.each(memberLacks.map((op) => [op.id, op] as const))("%s as a member", (_id, op) => {
   test("whose role lacks the permission → 403 scope_missing", async () => {

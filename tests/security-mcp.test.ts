@@ -22,11 +22,19 @@ afterAll(async () => {
   await app?.close();
 });
 
-type ToolResult = { isError?: boolean; structuredContent?: { error?: { code: string; type: string } } & Record<string, unknown>; content: { type: string; text?: string }[] };
+type ToolResult = {
+  isError?: boolean;
+  structuredContent?: { error?: { code: string; type: string } } & Record<string, unknown>;
+  content: { type: string; text?: string }[];
+};
 
 async function connect(secret: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: "svc-security", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${secret}`, ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${secret}`, ...headers } },
+    }),
+  );
   return client;
 }
 
@@ -58,7 +66,10 @@ describe("MCP: another organization's ids are not found, for every tool that tak
     const ids: Record<string, string> = {};
     for (const name of paramNames(tool.operation.contract.path)) {
       const factory = RESOURCE_FACTORIES[name];
-      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${tool.name}); add one to tests/resources.ts.`);
+      if (!factory)
+        throw new Error(
+          `No resource factory for path parameter "${name}" (${tool.name}); add one to tests/resources.ts.`,
+        );
       ids[name] = await factory(owner);
     }
     const result = (await stranger.callTool({ name: tool.name, arguments: argumentsFor(tool, ids) })) as ToolResult;
@@ -89,7 +100,10 @@ describe("MCP: keys that may not call anything never reach a tool", () => {
   test("a change made through a tool is audited with the MCP actor", async () => {
     const org = await newOrg();
     const client = await connect(org.secret);
-    const created = (await client.callTool({ name: "create_api_key", arguments: { name: "from-mcp", scopes: ["inboxes:read"] } })) as ToolResult;
+    const created = (await client.callTool({
+      name: "create_api_key",
+      arguments: { name: "from-mcp", scopes: ["inboxes:read"] },
+    })) as ToolResult;
     expect(created.isError).toBeFalsy();
     const id = (created.structuredContent as { apiKey: { id: string } }).apiKey.id;
     // The secret is in the tool result (shown once), never in the audit row.

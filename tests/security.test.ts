@@ -43,7 +43,8 @@ describe.each(guarded.map((c) => [`${c.method} ${c.path}`, c] as const))("%s", (
     const ids: Record<string, string> = {};
     for (const name of paramNames(c)) {
       const factory = RESOURCE_FACTORIES[name];
-      if (!factory) throw new Error(`No resource factory for path parameter "${name}" (${c.id}); add one to tests/resources.ts.`);
+      if (!factory)
+        throw new Error(`No resource factory for path parameter "${name}" (${c.id}); add one to tests/resources.ts.`);
       ids[name] = await factory(owner);
     }
     url = urlFor(c, ids);
@@ -108,7 +109,9 @@ describe.each(guarded.map((c) => [`${c.method} ${c.path}`, c] as const))("%s", (
  * refuses NUL in text, so without the check these were 500s on one database and not the other.)
  */
 const SAMPLE_ID = "01930000-0000-7000-8000-000000000000";
-const OPENAPI = openApiDocument() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> };
+const OPENAPI = openApiDocument() as {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+};
 
 function sampleUrl(c: Contract, replace: Record<string, string> = {}): string {
   return c.path.replace(/\{(\w+)\}/g, (_, name: string) => replace[name] ?? (name === "provider" ? "ses" : SAMPLE_ID));
@@ -119,40 +122,61 @@ function nulProbes(c: Contract): { url: string; body: unknown; param: string }[]
   const probes: { url: string; body: unknown; param: string }[] = [];
   const body = c.body ? (c.example ?? {}) : undefined;
   for (const name of paramNames(c)) probes.push({ url: sampleUrl(c, { [name]: "a%00b" }), body, param: name });
-  const queryNames = Object.keys(c.query ? propertiesOf(z.toJSONSchema(c.query, { io: "input", unrepresentable: "any" })) : {});
-  for (const name of queryNames.length ? queryNames : ["probe"]) probes.push({ url: `${sampleUrl(c)}?${name}=a%00b`, body, param: name });
+  const queryNames = Object.keys(
+    c.query ? propertiesOf(z.toJSONSchema(c.query, { io: "input", unrepresentable: "any" })) : {},
+  );
+  for (const name of queryNames.length ? queryNames : ["probe"])
+    probes.push({ url: `${sampleUrl(c)}?${name}=a%00b`, body, param: name });
   const schema = OPENAPI.paths[c.path]?.[c.method.toLowerCase()]?.requestBody?.content["application/json"]?.schema;
-  if (schema) for (const path of stringPaths(schema)) probes.push({ url: sampleUrl(c), body: setAt(body, path, "a\u0000b"), param: paramOf(path) });
+  if (schema)
+    for (const path of stringPaths(schema))
+      probes.push({ url: sampleUrl(c), body: setAt(body, path, "a\u0000b"), param: paramOf(path) });
   return probes;
 }
 
-describe.each(CONTRACTS.filter((c) => c.status === "live").map((c) => [`${c.method} ${c.path}`, c] as const))("hostile input: %s", (_name, c) => {
-  let as: CallOptions = {};
+describe.each(CONTRACTS.filter((c) => c.status === "live").map((c) => [`${c.method} ${c.path}`, c] as const))(
+  "hostile input: %s",
+  (_name, c) => {
+    let as: CallOptions = {};
 
-  beforeAll(async () => {
-    if (c.access === "public") return;
-    const org = await newOrg();
-    as = c.access === "session" ? { headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" } } : { key: org.secret };
-  });
+    beforeAll(async () => {
+      if (c.access === "public") return;
+      const org = await newOrg();
+      as =
+        c.access === "session"
+          ? { headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" } }
+          : { key: org.secret };
+    });
 
-  test("a malformed percent-escape in the path → 400 in the envelope", async () => {
-    const names = paramNames(c);
-    const urls = names.length ? ["%E0%A4%A", "%"].map((bad) => sampleUrl(c, { [names[0] ?? ""]: bad })) : [`${c.path}%E0%A4%A`, `${c.path}/%`];
-    for (const url of urls) {
-      const res = await call(c.method, url, { ...as, body: c.body ? c.example : undefined });
-      expect(res.status, url).toBe(400);
-      expect(res.body.error, url).toMatchObject({ type: "invalid_request_error", code: "invalid_request", param: "path" });
-      expect(res.headers.get("x-request-id")).toMatch(/^req_/);
-    }
-  });
+    test("a malformed percent-escape in the path → 400 in the envelope", async () => {
+      const names = paramNames(c);
+      const urls = names.length
+        ? ["%E0%A4%A", "%"].map((bad) => sampleUrl(c, { [names[0] ?? ""]: bad }))
+        : [`${c.path}%E0%A4%A`, `${c.path}/%`];
+      for (const url of urls) {
+        const res = await call(c.method, url, { ...as, body: c.body ? c.example : undefined });
+        expect(res.status, url).toBe(400);
+        expect(res.body.error, url).toMatchObject({
+          type: "invalid_request_error",
+          code: "invalid_request",
+          param: "path",
+        });
+        expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+      }
+    });
 
-  test("a NUL byte in a path parameter, a query parameter or any string of the body → 400 naming it", async () => {
-    const probes = nulProbes(c);
-    expect(probes.length).toBeGreaterThan(0);
-    for (const probe of probes) {
-      const res = await call(c.method, probe.url, { ...as, body: probe.body });
-      expect(res.status, `${probe.param}: ${JSON.stringify(res.body)}`).toBe(400);
-      expect(res.body.error, probe.param).toMatchObject({ code: "invalid_request", param: probe.param, message: expect.stringContaining("NUL") });
-    }
-  });
-});
+    test("a NUL byte in a path parameter, a query parameter or any string of the body → 400 naming it", async () => {
+      const probes = nulProbes(c);
+      expect(probes.length).toBeGreaterThan(0);
+      for (const probe of probes) {
+        const res = await call(c.method, probe.url, { ...as, body: probe.body });
+        expect(res.status, `${probe.param}: ${JSON.stringify(res.body)}`).toBe(400);
+        expect(res.body.error, probe.param).toMatchObject({
+          code: "invalid_request",
+          param: probe.param,
+          message: expect.stringContaining("NUL"),
+        });
+      }
+    });
+  },
+);

@@ -16,9 +16,11 @@ beforeAll(async () => {
   inbox = await newInbox(org, "compose");
 });
 
-const send = (body: Record<string, unknown>) => call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, ...body } });
+const send = (body: Record<string, unknown>) =>
+  call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, ...body } });
 const message = async (id: string) => (await call("GET", `/v1/messages/${id}`, { key: org.secret })).body.message;
-const source = (word: string) => `import { Html, Text } from "@react-email/components";\nexport default function W({ name }) { return <Html><Text>${word} {name}</Text></Html>; }`;
+const source = (word: string) =>
+  `import { Html, Text } from "@react-email/components";\nexport default function W({ name }) { return <Html><Text>${word} {name}</Text></Html>; }`;
 
 describe("template", () => {
   test("renders the current version with the variables and its subject template; the message stores what was rendered", async () => {
@@ -65,14 +67,25 @@ describe("template", () => {
 
   test("the version is pinned when the request is accepted: a dry run names it, and a scheduled send fires with it after a newer one is published", async () => {
     const t = await newTemplate(org);
-    const preview = await send({ to: "reader@example.com", template: { id: t.id, variables: { name: "Bo" } }, dryRun: true });
+    const preview = await send({
+      to: "reader@example.com",
+      template: { id: t.id, variables: { name: "Bo" } },
+      dryRun: true,
+    });
     expect(preview.status).toBe(200);
     expect(preview.body).toMatchObject({ status: "preview", subject: "Hi Bo", template: { id: t.id, version: 1 } });
     expect(preview.body.textPreview).toContain("Hello Bo");
 
-    const scheduled = await send({ to: "reader@example.com", template: { id: t.id, variables: { name: "Cy" } }, sendAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const scheduled = await send({
+      to: "reader@example.com",
+      template: { id: t.id, variables: { name: "Cy" } },
+      sendAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect(scheduled.body.status).toBe("scheduled");
-    const v2 = await call("POST", `/v1/templates/${t.id}/versions`, { key: org.secret, body: { source: source("Goodbye"), subject: "Bye {{ name }}" } });
+    const v2 = await call("POST", `/v1/templates/${t.id}/versions`, {
+      key: org.secret,
+      body: { source: source("Goodbye"), subject: "Bye {{ name }}" },
+    });
     expect(v2.body.template.currentVersion).toBe(2);
     expect(await sendScheduledMessage(await getDb(), scheduled.body.id)).toEqual({ status: "sent", error: null });
     const fired = await message(scheduled.body.id);
@@ -84,18 +97,31 @@ describe("template", () => {
 
 describe("react", () => {
   test("renders the source with its props in the sandbox; a text beside it is the plain part", async () => {
-    const res = await send({ to: "reader@example.com", subject: "React", react: { source: source("Hey"), props: { name: "Di" } } });
+    const res = await send({
+      to: "reader@example.com",
+      subject: "React",
+      react: { source: source("Hey"), props: { name: "Di" } },
+    });
     expect(res.status).toBe(200);
     const m = await message(res.body.id);
     expect(m.htmlBody).toContain("Hey <!-- -->Di");
     expect(m.textBody).toContain("Hey Di");
-    const withText = await message((await send({ to: "reader@example.com", react: { source: source("Hey"), props: { name: "Di" } }, text: "Plain words" })).body.id);
+    const withText = await message(
+      (
+        await send({
+          to: "reader@example.com",
+          react: { source: source("Hey"), props: { name: "Di" } },
+          text: "Plain words",
+        })
+      ).body.id,
+    );
     expect(withText.textBody).toBe("Plain words");
     expect(withText.htmlBody).toContain("Hey <!-- -->Di");
   });
 
   test("hostile or broken sources are a 400 naming react.source, nothing is stored, and the server keeps rendering", async () => {
-    const before = (await call("GET", `/v1/messages?inboxId=${inbox.id}&limit=100`, { key: org.secret })).body.messages.length;
+    const before = (await call("GET", `/v1/messages?inboxId=${inbox.id}&limit=100`, { key: org.secret })).body.messages
+      .length;
     const hostile = [
       'import fs from "node:fs";\nexport default function W() { return fs.readFileSync("/etc/passwd", "utf8"); }',
       "export default function W() { while (true) {} }",
@@ -109,25 +135,50 @@ describe("react", () => {
     }
     const html = await send({ to: "reader@example.com", react: { source: source("Hi") }, html: "<p>x</p>" });
     expect(html.body.error).toMatchObject({ code: "invalid_request", param: "react" });
-    const props = await send({ to: "reader@example.com", react: { source: source("Hi"), props: { name: "x".repeat(40_000) } } });
+    const props = await send({
+      to: "reader@example.com",
+      react: { source: source("Hi"), props: { name: "x".repeat(40_000) } },
+    });
     expect(props.status).toBe(400);
     expect(props.body.error.param).toBe("react.props");
-    expect((await call("GET", `/v1/messages?inboxId=${inbox.id}&limit=100`, { key: org.secret })).body.messages.length).toBe(before);
-    expect((await send({ to: "reader@example.com", react: { source: source("Still"), props: { name: "fine" } } })).status).toBe(200);
+    expect(
+      (await call("GET", `/v1/messages?inboxId=${inbox.id}&limit=100`, { key: org.secret })).body.messages.length,
+    ).toBe(before);
+    expect(
+      (await send({ to: "reader@example.com", react: { source: source("Still"), props: { name: "fine" } } })).status,
+    ).toBe(200);
   }, 60_000);
 });
 
 describe("contact references", () => {
   test("@alias, contact:<id> and @me in to, cc and bcc, and contactId, become the contacts' primary addresses", async () => {
     const tag = Date.now().toString(36);
-    await newContact(org, { alias: `ada-${tag}`, handles: [{ channel: "email", value: `old-${tag}@example.com` }, { channel: "email", value: `Ada-${tag}@Example.com`, isPrimary: true }] });
+    await newContact(org, {
+      alias: `ada-${tag}`,
+      handles: [
+        { channel: "email", value: `old-${tag}@example.com` },
+        { channel: "email", value: `Ada-${tag}@Example.com`, isPrimary: true },
+      ],
+    });
     const bo = await newContact(org, { handles: [{ channel: "email", value: `bo-${tag}@example.com` }] });
     const cy = await newContact(org, { handles: [{ channel: "email", value: `cy-${tag}@example.com` }] });
-    expect((await call("PATCH", "/v1/contacts/@me", { key: org.secret, body: { displayName: "Us" } })).status).toBe(200);
-    const me = await call("POST", "/v1/contacts/@me/handles", { key: org.secret, body: { channel: "email", value: `me-${tag}@example.com`, isPrimary: true } });
+    expect((await call("PATCH", "/v1/contacts/@me", { key: org.secret, body: { displayName: "Us" } })).status).toBe(
+      200,
+    );
+    const me = await call("POST", "/v1/contacts/@me/handles", {
+      key: org.secret,
+      body: { channel: "email", value: `me-${tag}@example.com`, isPrimary: true },
+    });
     expect(me.status).toBe(200);
 
-    const res = await send({ to: [`@ADA-${tag}`], cc: `contact:${bo.id}`, bcc: ["@me"], contactId: cy.id, subject: "Refs", text: "x" });
+    const res = await send({
+      to: [`@ADA-${tag}`],
+      cc: `contact:${bo.id}`,
+      bcc: ["@me"],
+      contactId: cy.id,
+      subject: "Refs",
+      text: "x",
+    });
     expect(res.status).toBe(200);
     const m = await message(res.body.id);
     expect(m.to).toEqual([`ada-${tag}@example.com`, `cy-${tag}@example.com`]);
@@ -140,7 +191,15 @@ describe("contact references", () => {
   test("an unknown contact is 404 and a contact without an address is 400, naming the field; another organization's contact is unknown", async () => {
     const other = await newOrg();
     const theirs = await newContact(other, { alias: `theirs-${Date.now().toString(36)}` });
-    const none = await newContact(org, { handles: [{ channel: "postal", value: "1 Main St", metadata: { name: "N", street: "1 Main St", postalCode: "10115", city: "Berlin", country: "DE" } }] });
+    const none = await newContact(org, {
+      handles: [
+        {
+          channel: "postal",
+          value: "1 Main St",
+          metadata: { name: "N", street: "1 Main St", postalCode: "10115", city: "Berlin", country: "DE" },
+        },
+      ],
+    });
     const cases: [Record<string, unknown>, number, string][] = [
       [{ to: ["reader@example.com", "@nobody-here"] }, 404, "to[1]"],
       [{ to: "reader@example.com", cc: `contact:${theirs.id}` }, 404, "cc"],

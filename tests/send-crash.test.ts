@@ -46,7 +46,8 @@ const peer = new SMTPServer({
       const raw = Buffer.concat(chunks).toString();
       const messageId = /^Message-ID: (.+)$/im.exec(raw)?.[1]?.trim() ?? "?";
       // Only this run's mail counts (its recipients carry the run token).
-      if (session.envelope.rcptTo.some((r) => r.address.includes(`.${run}@`))) received.push({ messageId, from: session.hostNameAppearsAs });
+      if (session.envelope.rcptTo.some((r) => r.address.includes(`.${run}@`)))
+        received.push({ messageId, from: session.hostNameAppearsAs });
       // A slow peer: the message is here, the acceptance comes later (the crash window).
       setTimeout(() => callback(), PEER_DELAY_MS);
     });
@@ -82,7 +83,9 @@ async function ownDatabase(): Promise<string | null> {
   return url.toString();
 }
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<void>; info: { port: number; secret?: string; inboxId?: string } }> {
+async function startServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; exited: Promise<void>; info: { port: number; secret?: string; inboxId?: string } }> {
   const child = spawn(process.execPath, ["--import", "tsx", "tests/fixtures/crash/server.ts"], {
     env: { ...process.env, ...env, LOG_LEVEL: "error" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -104,7 +107,9 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
   return { child, exited, info };
 }
 
-test("kill -9 between commit and handoff: every answered send is listed once and ends as answered; a second copy only from the restarted process for a handoff the killed one made", { timeout: 110_000 }, async () => {
+test("kill -9 between commit and handoff: every answered send is listed once and ends as answered; a second copy only from the restarted process for a handoff the killed one made", {
+  timeout: 110_000,
+}, async () => {
   await new Promise<void>((r) => peer.listen(0, "127.0.0.1", () => r()));
   const peerPort = (peer.server.address() as { port: number }).port;
   const t0 = Date.now();
@@ -135,8 +140,17 @@ test("kill -9 between commit and handoff: every answered send is listed once and
       try {
         const res = await fetch(`http://127.0.0.1:${first.info.port}/v1/messages`, {
           method: "POST",
-          headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "idempotency-key": `crash-${i}` },
-          body: JSON.stringify({ inboxId, to: `reader${i}.${run}@example.com`, subject: `crash ${i}`, text: `message ${i}` }),
+          headers: {
+            authorization: `Bearer ${secret}`,
+            "content-type": "application/json",
+            "idempotency-key": `crash-${i}`,
+          },
+          body: JSON.stringify({
+            inboxId,
+            to: `reader${i}.${run}@example.com`,
+            subject: `crash ${i}`,
+            text: `message ${i}`,
+          }),
         });
         const body = (await res.json()) as { id: string; status: string; error: string | null };
         if (res.ok) answered.set(body.id, { status: body.status, error: body.error });
@@ -158,14 +172,21 @@ test("kill -9 between commit and handoff: every answered send is listed once and
   const second = await startServer(env("second"));
   phase("secondUp");
   const api = async (url: string) => {
-    const res = await fetch(`http://127.0.0.1:${second.info.port}${url}`, { headers: { authorization: `Bearer ${secret}` } });
-    return (await res.json()) as { messages: { id: string; status: string; messageId: string }[]; pagination: { nextCursor: string | null } };
+    const res = await fetch(`http://127.0.0.1:${second.info.port}${url}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    return (await res.json()) as {
+      messages: { id: string; status: string; messageId: string }[];
+      pagination: { nextCursor: string | null };
+    };
   };
   const listAll = async () => {
     const all: { id: string; status: string; messageId: string }[] = [];
     let cursor: string | null = null;
     do {
-      const page = await api(`/v1/messages?inboxId=${inboxId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page = await api(
+        `/v1/messages?inboxId=${inboxId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       all.push(...page.messages);
       cursor = page.pagination.nextCursor;
     } while (cursor);

@@ -14,7 +14,10 @@ async function send(org: TestOrg, body: Record<string, unknown>, headers: Record
   return call("POST", "/v1/messages", { key: org.secret, body, headers });
 }
 
-const outboxFiles = () => (fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR).map((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f), "utf8")) : []);
+const outboxFiles = () =>
+  fs.existsSync(env.OUTBOX_DIR)
+    ? fs.readdirSync(env.OUTBOX_DIR).map((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f), "utf8"))
+    : [];
 
 /** Fails when a message's `channelMetadata` carries a key its channel's public schema does not name. */
 function expectPublicMetadata(m: { channel: string; channelMetadata: Record<string, unknown> | null }) {
@@ -49,7 +52,11 @@ test("channelMetadata never shows internal keys: the recipient's copy of an inte
     expect(one.channelMetadata).not.toHaveProperty("internal");
   }
   const a2aCopy = list.find((m: { channel: string }) => m.channel === "a2a");
-  expect(a2aCopy.channelMetadata).toEqual({ receiptId: viaA2a.body.channelMetadata.receiptId, provenance: null, provenanceVerified: false });
+  expect(a2aCopy.channelMetadata).toEqual({
+    receiptId: viaA2a.body.channelMetadata.receiptId,
+    provenance: null,
+    provenanceVerified: false,
+  });
   const thread = (await call("GET", `/v1/threads/${a2aCopy.threadId}`, { key: b.secret })).body.thread;
   for (const m of thread.messages) expect(m.channelMetadata).not.toHaveProperty("senderInboxId");
 });
@@ -59,10 +66,22 @@ test("a failed commit sends nothing: no message, no handoff, and the retry sends
   const inbox = await newInbox(org, "commit-fails");
   const db = await getDb();
   const subject = `never-${Date.now()}`;
-  await db.execute(sql.raw(`create or replace function svc_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
-  await db.execute(sql.raw(`create trigger svc_test_refuse_outbox before insert on outbox for each row when (new.org_id = '${org.orgId}') execute function svc_test_refuse()`));
+  await db.execute(
+    sql.raw(
+      `create or replace function svc_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`,
+    ),
+  );
+  await db.execute(
+    sql.raw(
+      `create trigger svc_test_refuse_outbox before insert on outbox for each row when (new.org_id = '${org.orgId}') execute function svc_test_refuse()`,
+    ),
+  );
   try {
-    const failed = await send(org, { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" }, { "Idempotency-Key": "commit-1" });
+    const failed = await send(
+      org,
+      { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" },
+      { "Idempotency-Key": "commit-1" },
+    );
     expect(failed.status).toBe(500);
   } finally {
     await db.execute(sql.raw(`drop trigger svc_test_refuse_outbox on outbox`));
@@ -70,7 +89,11 @@ test("a failed commit sends nothing: no message, no handoff, and the retry sends
   expect(await db.select().from(messages).where(eq(messages.inboxId, inbox.id))).toEqual([]);
   expect(outboxFiles().filter((f) => f.includes(subject))).toEqual([]);
 
-  const retried = await send(org, { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" }, { "Idempotency-Key": "commit-1" });
+  const retried = await send(
+    org,
+    { inboxId: inbox.id, to: "someone@example.com", subject, text: "x" },
+    { "Idempotency-Key": "commit-1" },
+  );
   expect(retried.body.status).toBe("sent");
   expect(outboxFiles().filter((f) => f.includes(subject))).toHaveLength(1);
 });
@@ -106,7 +129,10 @@ test("a process that dies between commit and handoff: the relay delivers once, t
   expect(await drainOutbox(db)).toBe(0);
   // The process is gone: its memory of performing the entry, its lease and its idempotency claim.
   (globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming?.delete(entry.id);
-  await db.update(outbox).set({ leaseUntil: new Date(Date.now() - 1000) }).where(eq(outbox.id, entry.id));
+  await db
+    .update(outbox)
+    .set({ leaseUntil: new Date(Date.now() - 1000) })
+    .where(eq(outbox.id, entry.id));
   await db
     .update(idempotencyKeys)
     .set({ createdAt: new Date(Date.now() - 3_600_000) })

@@ -22,7 +22,11 @@ const principalOf = (org: TestOrg, inboxIds: string[] | null = null): Principal 
   requestId: null,
 });
 
-const input = (over: Partial<SendMessageInput>): SendMessageInput => ({ inboxId: "01930000-0000-7000-8000-000000000000", to: "x@example.com", ...over });
+const input = (over: Partial<SendMessageInput>): SendMessageInput => ({
+  inboxId: "01930000-0000-7000-8000-000000000000",
+  to: "x@example.com",
+  ...over,
+});
 
 async function refusal(fn: () => unknown): Promise<{ code: string; param: string | null }> {
   try {
@@ -36,22 +40,50 @@ async function refusal(fn: () => unknown): Promise<{ code: string; param: string
 
 test("validate: reserved headers, attachments and the schedule window, naming the field; nothing looked up", async () => {
   const now = new Date("2026-01-01T00:00:00Z");
-  expect(await refusal(() => validateRequest(input({ headers: { "Message-ID": "<x@y>" } }), now))).toMatchObject({ code: "invalid_request", param: "headers.Message-ID" });
-  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "***" }] }), now))).toMatchObject({ param: "attachments[0].contentBase64" });
-  expect(await refusal(() => validateRequest(input({ sendAt: "2025-12-31T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
-  expect(await refusal(() => validateRequest(input({ sendAt: "2026-03-01T00:00:00Z" }), now))).toMatchObject({ param: "sendAt" });
-  expect(await refusal(() => validateRequest(input({ template: { id: "t" }, text: "x" }), now))).toMatchObject({ param: "template" });
-  const ok = validateRequest(input({ headers: { "X-A": "1" }, attachments: [{ filename: "a.txt", contentBase64: "aGk=" }], sendAt: "2026-01-02T00:00:00Z" }), now);
+  expect(await refusal(() => validateRequest(input({ headers: { "Message-ID": "<x@y>" } }), now))).toMatchObject({
+    code: "invalid_request",
+    param: "headers.Message-ID",
+  });
+  expect(
+    await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "***" }] }), now)),
+  ).toMatchObject({ param: "attachments[0].contentBase64" });
+  expect(await refusal(() => validateRequest(input({ sendAt: "2025-12-31T00:00:00Z" }), now))).toMatchObject({
+    param: "sendAt",
+  });
+  expect(await refusal(() => validateRequest(input({ sendAt: "2026-03-01T00:00:00Z" }), now))).toMatchObject({
+    param: "sendAt",
+  });
+  expect(await refusal(() => validateRequest(input({ template: { id: "t" }, text: "x" }), now))).toMatchObject({
+    param: "template",
+  });
+  const ok = validateRequest(
+    input({
+      headers: { "X-A": "1" },
+      attachments: [{ filename: "a.txt", contentBase64: "aGk=" }],
+      sendAt: "2026-01-02T00:00:00Z",
+    }),
+    now,
+  );
   expect(ok.headers).toEqual({ "X-A": "1" });
   expect(ok.attachments[0]).toMatchObject({ param: "attachments[0]", inline: { filename: "a.txt" } });
   const first = ok.attachments[0];
   expect(first && "inline" in first ? first.inline.content.toString() : null).toBe("hi");
-  expect(validateRequest(input({ attachments: [{ objectId: "x", filename: "n.pdf", delivery: "auto" }] }), now).attachments).toEqual([
-    { param: "attachments[0]", object: { id: "x", filename: "n.pdf", contentType: null, delivery: "auto" } },
-  ]);
-  expect(await refusal(() => validateRequest(input({ attachments: [{ objectId: "x", contentBase64: "aGk=", filename: "a" }] }), now))).toMatchObject({ param: "attachments[0]" });
-  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a" }] }), now))).toMatchObject({ param: "attachments[0]" });
-  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a", contentBase64: "aGk=", delivery: "link" }] }), now))).toMatchObject({ param: "attachments[0].delivery" });
+  expect(
+    validateRequest(input({ attachments: [{ objectId: "x", filename: "n.pdf", delivery: "auto" }] }), now).attachments,
+  ).toEqual([{ param: "attachments[0]", object: { id: "x", filename: "n.pdf", contentType: null, delivery: "auto" } }]);
+  expect(
+    await refusal(() =>
+      validateRequest(input({ attachments: [{ objectId: "x", contentBase64: "aGk=", filename: "a" }] }), now),
+    ),
+  ).toMatchObject({ param: "attachments[0]" });
+  expect(await refusal(() => validateRequest(input({ attachments: [{ filename: "a" }] }), now))).toMatchObject({
+    param: "attachments[0]",
+  });
+  expect(
+    await refusal(() =>
+      validateRequest(input({ attachments: [{ filename: "a", contentBase64: "aGk=", delivery: "link" }] }), now),
+    ),
+  ).toMatchObject({ param: "attachments[0].delivery" });
   expect(ok.sendAt?.toISOString()).toBe("2026-01-02T00:00:00.000Z");
 });
 
@@ -61,15 +93,32 @@ test("resolve: recipients normalized and de-duplicated, inboxes of the service f
   const peer = await newInbox(org, "stage-peer");
   const db = await getDb();
   const now = new Date();
-  const r = await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: [peer.address.toUpperCase(), "Out@Example.com"], cc: "out@example.com" }), now));
+  const r = await resolveSend(
+    db,
+    principalOf(org),
+    validateRequest(
+      input({ inboxId: from.id, to: [peer.address.toUpperCase(), "Out@Example.com"], cc: "out@example.com" }),
+      now,
+    ),
+  );
   expect(r.recipients).toEqual([peer.address, "out@example.com"]);
   expect([...r.internal.keys()]).toEqual([peer.address]);
   expect(r.channel.id).toBe("email");
-  const internalOnly = await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: peer.address }), now));
+  const internalOnly = await resolveSend(
+    db,
+    principalOf(org),
+    validateRequest(input({ inboxId: from.id, to: peer.address }), now),
+  );
   expect(internalOnly.channel.id).toBe("a2a");
   const many = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
-  expect(await refusal(() => resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: many }), now)))).toMatchObject({ param: "to" });
-  expect(await refusal(() => resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: "@contact" }), now)))).toMatchObject({ param: "to" });
+  expect(
+    await refusal(() => resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: many }), now))),
+  ).toMatchObject({ param: "to" });
+  expect(
+    await refusal(() =>
+      resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to: "@contact" }), now)),
+    ),
+  ).toMatchObject({ param: "to" });
 });
 
 test("policy: the key's inboxes, the inbox's status, the channel's rules and complaints", async () => {
@@ -78,10 +127,16 @@ test("policy: the key's inboxes, the inbox's status, the channel's rules and com
   const other = await newInbox(org, "pol-other");
   const db = await getDb();
   const now = new Date();
-  const draft = async (over: Partial<SendMessageInput>, principal = principalOf(org)) => renderSend(db, await resolveSend(db, principal, validateRequest(input({ inboxId: from.id, ...over }), now)));
+  const draft = async (over: Partial<SendMessageInput>, principal = principalOf(org)) =>
+    renderSend(db, await resolveSend(db, principal, validateRequest(input({ inboxId: from.id, ...over }), now)));
 
-  expect(await refusal(async () => applyPolicy(db, await draft({}, principalOf(org, [other.id]))))).toMatchObject({ code: "not_permitted", param: "inboxId" });
-  expect(await refusal(async () => applyPolicy(db, await draft({ to: "x@example.com", channel: "a2a" })))).toMatchObject({ param: "channel" });
+  expect(await refusal(async () => applyPolicy(db, await draft({}, principalOf(org, [other.id]))))).toMatchObject({
+    code: "not_permitted",
+    param: "inboxId",
+  });
+  expect(
+    await refusal(async () => applyPolicy(db, await draft({ to: "x@example.com", channel: "a2a" }))),
+  ).toMatchObject({ param: "channel" });
   const approved = await applyPolicy(db, await draft({ to: other.address, subject: "s" }));
   expect(approved).toMatchObject({ subject: "s", warnings: [] });
   expect(approved.channel).toBe(channelAdapter("a2a"));
@@ -96,8 +151,25 @@ test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothi
   const from = await newInbox(org, "sign-from");
   const peer = await newInbox(org, "sign-peer");
   const db = await getDb();
-  const approve = async (to: string) => attachFiles(db, await applyPolicy(db, await renderSend(db, await resolveSend(db, principalOf(org), validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date())))));
-  const signed = await signSend(db, await approve("out@example.com"), { id: "00000000-0000-7000-8000-000000000000", messageIdHeader: "<fixed@svc.localhost>" });
+  const approve = async (to: string) =>
+    attachFiles(
+      db,
+      await applyPolicy(
+        db,
+        await renderSend(
+          db,
+          await resolveSend(
+            db,
+            principalOf(org),
+            validateRequest(input({ inboxId: from.id, to, text: "hi" }), new Date()),
+          ),
+        ),
+      ),
+    );
+  const signed = await signSend(db, await approve("out@example.com"), {
+    id: "00000000-0000-7000-8000-000000000000",
+    messageIdHeader: "<fixed@svc.localhost>",
+  });
   expect(signed.external).toEqual(["out@example.com"]);
   const wire = signed.wire?.toString() ?? "";
   expect(wire).toMatch(/^DKIM-Signature: /);

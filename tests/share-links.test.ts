@@ -10,20 +10,32 @@ beforeAll(async () => {
 });
 
 const tokenOf = (url: string) => new URL(url).pathname.split("/").pop() ?? "";
-const form = (fields: Record<string, string>) => ({ headers: { "content-type": "application/x-www-form-urlencoded" }, rawBody: new URLSearchParams(fields).toString() });
+const form = (fields: Record<string, string>) => ({
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  rawBody: new URLSearchParams(fields).toString(),
+});
 
 test("only clean objects can be shared: pending is 409, infected 403", async () => {
   const pending = await uploadObject(org);
-  const res = await call("POST", `/v1/buckets/${pending.bucketId}/objects/${pending.objectId}/share-links`, { key: org.secret, body: {} });
+  const res = await call("POST", `/v1/buckets/${pending.bucketId}/objects/${pending.objectId}/share-links`, {
+    key: org.secret,
+    body: {},
+  });
   expect(res.status).toBe(409);
   const { scanObject } = await import("@/lib/buckets/scan");
   const { getDb } = await import("@/db");
   const infected = await uploadObject(org, { content: EICAR, filename: "eicar.com" });
   expect((await scanObject(await getDb(), infected.objectId)).status).toBe("infected");
-  const refused = await call("POST", `/v1/buckets/${infected.bucketId}/objects/${infected.objectId}/share-links`, { key: org.secret, body: {} });
+  const refused = await call("POST", `/v1/buckets/${infected.bucketId}/objects/${infected.objectId}/share-links`, {
+    key: org.secret,
+    body: {},
+  });
   expect(refused.status).toBe(403);
   expect(refused.body.error.message).toContain("infected");
-  const bundle = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [infected.objectId] } });
+  const bundle = await call("POST", "/v1/share-links/bundles", {
+    key: org.secret,
+    body: { objectIds: [infected.objectId] },
+  });
   expect(bundle.status).toBe(403);
 });
 
@@ -41,7 +53,10 @@ test("a scan that never decides ends `failed`, never `clean` (scanner down to th
   await markScanFailed(db, undecided.objectId, "clamd: connection refused");
   // A scan that finds no bytes to read.
   const gone = await uploadObject(org);
-  const [row] = await db.select({ storageKey: bucketObjects.storageKey }).from(bucketObjects).where(eq(bucketObjects.id, gone.objectId));
+  const [row] = await db
+    .select({ storageKey: bucketObjects.storageKey })
+    .from(bucketObjects)
+    .where(eq(bucketObjects.id, gone.objectId));
   await storage().delete(row?.storageKey ?? "");
   expect((await scanObject(db, gone.objectId)).status).toBe("failed");
   for (const { bucketId, objectId } of [undecided, gone]) {
@@ -49,26 +64,50 @@ test("a scan that never decides ends `failed`, never `clean` (scanner down to th
     expect(got.body.scanStatus).toBe("failed");
     // A later scan attempt (a duplicate event) leaves it failed.
     expect((await scanObject(db, objectId)).status).toBe("done");
-    const refused = await call("POST", `/v1/buckets/${bucketId}/objects/${objectId}/share-links`, { key: org.secret, body: {} });
+    const refused = await call("POST", `/v1/buckets/${bucketId}/objects/${objectId}/share-links`, {
+      key: org.secret,
+      body: {},
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain("could not be scanned");
   }
-  const bundle = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [undecided.objectId] } });
+  const bundle = await call("POST", "/v1/share-links/bundles", {
+    key: org.secret,
+    body: { objectIds: [undecided.objectId] },
+  });
   expect(bundle.status).toBe(403);
   const events = await call("GET", "/v1/events?type=object.scanned&limit=100", { key: org.secret });
-  const scanned = (events.body.data as { data: { objectId: string; scanStatus: string } }[]).filter((e) => e.data.objectId === undecided.objectId || e.data.objectId === gone.objectId);
+  const scanned = (events.body.data as { data: { objectId: string; scanStatus: string } }[]).filter(
+    (e) => e.data.objectId === undecided.objectId || e.data.objectId === gone.objectId,
+  );
   expect(scanned.map((e) => e.data.scanStatus)).toEqual(["failed", "failed"]);
 });
 
 test("a password link: the /s/ page has a form, /d/ refuses without or with a wrong password, serves with the right one", async () => {
   const { bucketId, objectId, link } = await newShareLink(org, { password: "correct horse", maxUses: 2 });
-  expect(link).toMatchObject({ object: "share_link", objectId, hasPassword: true, maxUses: 2, oneTime: false, usesCount: 0, revoked: false });
+  expect(link).toMatchObject({
+    object: "share_link",
+    objectId,
+    hasPassword: true,
+    maxUses: 2,
+    oneTime: false,
+    usesCount: 0,
+    revoked: false,
+  });
   expect(link.id).toMatch(/^shr_[0-9a-f]{32}$/);
   expect(link.shareUrl).toMatch(/\/s\/[A-Za-z0-9_-]+$/);
   expect(link.downloadUrl).toMatch(/\/d\/[A-Za-z0-9_-]+$/);
   // The password is kept only as an Argon2id hash; the token only as its SHA-256.
-  const [{ getDb }, { shareLinks }, { eq }, { shareLinkUuid }] = await Promise.all([import("@/db"), import("@/db/schema"), import("drizzle-orm"), import("@/lib/buckets/ids")]);
-  const [stored] = await (await getDb()).select().from(shareLinks).where(eq(shareLinks.id, shareLinkUuid(link.id) ?? ""));
+  const [{ getDb }, { shareLinks }, { eq }, { shareLinkUuid }] = await Promise.all([
+    import("@/db"),
+    import("@/db/schema"),
+    import("drizzle-orm"),
+    import("@/lib/buckets/ids"),
+  ]);
+  const [stored] = await (await getDb())
+    .select()
+    .from(shareLinks)
+    .where(eq(shareLinks.id, shareLinkUuid(link.id) ?? ""));
   expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
   expect(JSON.stringify(stored)).not.toContain(tokenOf(link.shareUrl));
   const token = tokenOf(link.shareUrl);
@@ -92,15 +131,31 @@ test("a password link: the /s/ page has a form, /d/ refuses without or with a wr
   expect(list.body.data[0]).toMatchObject({ usesCount: 1 });
   expect(list.body.data[0].shareUrl).toBeUndefined();
 
-  const opens = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}/opens`, { key: org.secret });
-  expect(opens.body).toMatchObject({ object: "share_link_opens", shareLinkId: link.id, objectId, summary: { views: 1, downloads: 1, refused: 2 } });
-  expect(opens.body.data.map((o: { outcome: string }) => o.outcome).sort()).toEqual(["downloaded", "password_required", "viewed", "wrong_password"]);
+  const opens = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}/opens`, {
+    key: org.secret,
+  });
+  expect(opens.body).toMatchObject({
+    object: "share_link_opens",
+    shareLinkId: link.id,
+    objectId,
+    summary: { views: 1, downloads: 1, refused: 2 },
+  });
+  expect(opens.body.data.map((o: { outcome: string }) => o.outcome).sort()).toEqual([
+    "downloaded",
+    "password_required",
+    "viewed",
+    "wrong_password",
+  ]);
 
   const events = await call("GET", "/v1/events?type=share_link.opened", { key: org.secret });
-  expect(events.body.data.map((e: { data: unknown }) => e.data)).toContainEqual(expect.objectContaining({ shareLinkId: link.id, objectId, usesCount: 1 }));
+  expect(events.body.data.map((e: { data: unknown }) => e.data)).toContainEqual(
+    expect.objectContaining({ shareLinkId: link.id, objectId, usesCount: 1 }),
+  );
 
   // Revoked: the page and the download say so.
-  const revoked = await call("DELETE", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}`, { key: org.secret });
+  const revoked = await call("DELETE", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}`, {
+    key: org.secret,
+  });
   expect(revoked.body.revoked).toBe(true);
   expect((await callRaw("GET", `/s/${token}`)).status).toBe(410);
   expect((await callRaw("POST", `/d/${token}`, form({ password: "correct horse" }))).status).toBe(410);
@@ -117,7 +172,9 @@ test("a one-time link under 20 concurrent downloads opens exactly once", async (
   await Promise.all(results.map((r) => r.text()));
   const list = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}/share-links`, { key: org.secret });
   expect(list.body.data[0].usesCount).toBe(1);
-  const opens = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}/opens`, { key: org.secret });
+  const opens = await call("GET", `/v1/buckets/${bucketId}/objects/${objectId}/share-links/${link.id}/opens`, {
+    key: org.secret,
+  });
   expect(opens.body.summary).toMatchObject({ downloads: 1, refused: 19 });
   expect((await callRaw("GET", `/s/${token}`)).status).toBe(410);
 });
@@ -144,7 +201,10 @@ test("maxUses is exact under concurrency; expired links are refused", async () =
 test("bundles: several clean objects behind one link, listed newest first, revocable", async () => {
   const a = await cleanObject(org, { filename: "a.txt", content: "AAA" });
   const b = await cleanObject(org, { filename: "b.txt", content: "BBB" });
-  const res = await call("POST", "/v1/share-links/bundles", { key: org.secret, body: { objectIds: [a.objectId, b.objectId], password: "pw-bundle" } });
+  const res = await call("POST", "/v1/share-links/bundles", {
+    key: org.secret,
+    body: { objectIds: [a.objectId, b.objectId], password: "pw-bundle" },
+  });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ object: "share_bundle", fileCount: 2, hasPassword: true, revoked: false });
   expect(res.body.token).toBeTruthy();
@@ -161,7 +221,9 @@ test("bundles: several clean objects behind one link, listed newest first, revoc
   expect(list.body.data[0].token).toBeUndefined();
   const revoked = await call("DELETE", `/v1/share-links/${res.body.id}`, { key: org.secret });
   expect(revoked.body.revoked).toBe(true);
-  expect((await callRaw("POST", `/d/${token}`, form({ password: "pw-bundle", objectId: a.objectId }))).status).toBe(410);
+  expect((await callRaw("POST", `/d/${token}`, form({ password: "pw-bundle", objectId: a.objectId }))).status).toBe(
+    410,
+  );
   const stranger = await newOrg();
   expect((await call("DELETE", `/v1/share-links/${res.body.id}`, { key: stranger.secret })).status).toBe(404);
 });

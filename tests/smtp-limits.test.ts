@@ -119,7 +119,13 @@ test("an oversized message is answered 552 at once, buffered no further than the
 
 test("nodemailer streaming far past the limit gets 552 (and a message within it still goes through)", async () => {
   const r = await receiver({ maxBytes: 200_000 });
-  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: r.port, secure: false, ignoreTLS: true, name: "client.example.test" });
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: r.port,
+    secure: false,
+    ignoreTLS: true,
+    name: "client.example.test",
+  });
   let produced = 0;
   const body = new Readable({
     read() {
@@ -128,10 +134,17 @@ test("nodemailer streaming far past the limit gets 552 (and a message within it 
       this.push(`${"y".repeat(1022)}\r\n`.repeat(64));
     },
   });
-  await expect(transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "big stream", text: body })).rejects.toMatchObject({ responseCode: 552 });
+  await expect(
+    transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "big stream", text: body }),
+  ).rejects.toMatchObject({ responseCode: 552 });
   expect(produced).toBeLessThan(50 * 1024 * 1024);
   expect(r.stats().peakBufferedBytes).toBeLessThanOrEqual(200_000);
-  const ok = await transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "small after big", text: "fine" });
+  const ok = await transport.sendMail({
+    from: "a@example.test",
+    to: inbox.address,
+    subject: "small after big",
+    text: "fine",
+  });
   expect(ok.accepted).toEqual([inbox.address]);
   expect(r.stats().bufferedBytes).toBe(0);
 });
@@ -174,17 +187,35 @@ test("the total number of connections is capped (421)", async () => {
 
 test("bytes per client address per hour: the message that passes the budget is cut with 421, and so is the next MAIL FROM", async () => {
   const r = await receiver({ maxBytes: 200_000, maxBytesPerClientHour: 250_000 });
-  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: r.port, secure: false, ignoreTLS: true, name: "client.example.test" });
-  const first = await transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "budget 1", text: "z".repeat(150_000) });
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: r.port,
+    secure: false,
+    ignoreTLS: true,
+    name: "client.example.test",
+  });
+  const first = await transport.sendMail({
+    from: "a@example.test",
+    to: inbox.address,
+    subject: "budget 1",
+    text: "z".repeat(150_000),
+  });
   expect(first.accepted).toEqual([inbox.address]);
-  await expect(transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "budget 2", text: "z".repeat(150_000) })).rejects.toMatchObject({ responseCode: 421 });
-  await expect(transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "budget 3", text: "z" })).rejects.toMatchObject({ responseCode: 421 });
+  await expect(
+    transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "budget 2", text: "z".repeat(150_000) }),
+  ).rejects.toMatchObject({ responseCode: 421 });
+  await expect(
+    transport.sendMail({ from: "a@example.test", to: inbox.address, subject: "budget 3", text: "z" }),
+  ).rejects.toMatchObject({ responseCode: 421 });
   expect(r.stats().bufferedBytes).toBe(0);
 });
 
 function mime(parts: number): string {
   const boundary = "b0undary";
-  const body = Array.from({ length: parts }, (_, i) => `--${boundary}\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join("");
+  const body = Array.from(
+    { length: parts },
+    (_, i) => `--${boundary}\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`,
+  ).join("");
   return `From: a@example.test\r\nTo: ${inbox.address}\r\nSubject: parts ${parts}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="${boundary}"\r\n\r\n${body}--${boundary}--\r\n`;
 }
 
@@ -200,7 +231,10 @@ async function sendRaw(r: SmtpReceiver, raw: string | Buffer): Promise<string | 
 
 test("mail that can never be accepted is refused permanently: a NUL byte 554, 2,000 MIME parts 552", async () => {
   const r = await receiver({ maxBytes: 2_000_000 });
-  const withNul = Buffer.from(`From: a@example.test\r\nTo: ${inbox.address}\r\nSubject: nul\r\n\r\nbefore\u0000after\r\n`, "latin1");
+  const withNul = Buffer.from(
+    `From: a@example.test\r\nTo: ${inbox.address}\r\nSubject: nul\r\n\r\nbefore\u0000after\r\n`,
+    "latin1",
+  );
   expect(await sendRaw(r, withNul)).toMatch(/^554 5\.6\.0 .*NUL/);
   expect(await sendRaw(r, mime(2000))).toMatch(/^552 5\.3\.4 message has 2000 MIME parts/);
   // Within the limits it is accepted; a NUL that only appears once decoded (=00) is dropped.
@@ -211,14 +245,28 @@ test("mail that can never be accepted is refused permanently: a NUL byte 554, 2,
   const stored = list.body.messages.find((m: { subject: string }) => m.subject === "qp nul");
   const full = (await call("GET", `/v1/messages/${stored.id}`, { key: org.secret })).body.message;
   expect(full.textBody.trim()).toBe("beforeafter");
-  expect(list.body.messages.some((m: { subject: string }) => m.subject === "parts 2000" || m.subject === "nul")).toBe(false);
+  expect(list.body.messages.some((m: { subject: string }) => m.subject === "parts 2000" || m.subject === "nul")).toBe(
+    false,
+  );
 });
 
 test("failure replies: rejections and database data exceptions are permanent, anything else is 451", () => {
-  expect(inboundFailureReply(new InboundRejection(552, "5.3.4", "too big"))).toEqual({ code: 552, message: "5.3.4 too big", permanent: true });
+  expect(inboundFailureReply(new InboundRejection(552, "5.3.4", "too big"))).toEqual({
+    code: 552,
+    message: "5.3.4 too big",
+    permanent: true,
+  });
   const dataException = Object.assign(new Error("invalid byte sequence for encoding UTF8: 0x00"), { code: "22021" });
   expect(inboundFailureReply(dataException)).toMatchObject({ code: 554, permanent: true });
-  expect(inboundFailureReply(new Error("wrapped", { cause: dataException }))).toMatchObject({ code: 554, permanent: true });
-  expect(inboundFailureReply(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toMatchObject({ code: 451, permanent: false });
-  expect(inboundFailureReply(Object.assign(new Error("too many clients"), { code: "53300" }))).toMatchObject({ code: 451, permanent: false });
+  expect(inboundFailureReply(new Error("wrapped", { cause: dataException }))).toMatchObject({
+    code: 554,
+    permanent: true,
+  });
+  expect(inboundFailureReply(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toMatchObject(
+    { code: 451, permanent: false },
+  );
+  expect(inboundFailureReply(Object.assign(new Error("too many clients"), { code: "53300" }))).toMatchObject({
+    code: 451,
+    permanent: false,
+  });
 });

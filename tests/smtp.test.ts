@@ -52,19 +52,39 @@ test("mail from a real SMTP client is stored with its SPF, DKIM and DMARC verdic
   expect(info.accepted).toEqual([inbox.address]);
   const list = await call("GET", `/v1/messages?inboxId=${inbox.id}`, { key: org.secret });
   const msg = list.body.messages[0];
-  expect(msg).toMatchObject({ direction: "inbound", channel: "email", subject: "Invoice 42", from: { address: `alice@${senderDomain}`, name: "Alice" }, hasAttachments: true });
-  expect(msg.channelMetadata).toMatchObject({ spf: "pass", dkim: "pass", dmarc: "pass", remoteAddress: "127.0.0.1", mailFrom: `alice@${senderDomain}` });
+  expect(msg).toMatchObject({
+    direction: "inbound",
+    channel: "email",
+    subject: "Invoice 42",
+    from: { address: `alice@${senderDomain}`, name: "Alice" },
+    hasAttachments: true,
+  });
+  expect(msg.channelMetadata).toMatchObject({
+    spf: "pass",
+    dkim: "pass",
+    dmarc: "pass",
+    remoteAddress: "127.0.0.1",
+    mailFrom: `alice@${senderDomain}`,
+  });
   const full = (await call("GET", `/v1/messages/${msg.id}`, { key: org.secret })).body.message;
   expect(full.textBody.trim()).toBe("Please find it attached.");
-  expect(full.attachments).toEqual([expect.objectContaining({ filename: "invoice.txt", contentType: "text/plain", sizeBytes: 9 })]);
+  expect(full.attachments).toEqual([
+    expect.objectContaining({ filename: "invoice.txt", contentType: "text/plain", sizeBytes: 9 }),
+  ]);
   const db = await getDb();
-  const events = await db.select().from(ledgerEvents).where(and(eq(ledgerEvents.orgId, org.orgId), eq(ledgerEvents.messageId, msg.id)));
+  const events = await db
+    .select()
+    .from(ledgerEvents)
+    .where(and(eq(ledgerEvents.orgId, org.orgId), eq(ledgerEvents.messageId, msg.id)));
   expect(events.map((e) => e.type)).toEqual(["message.received"]);
 });
 
 test("unsigned mail from an address SPF does not allow fails the checks but is still stored", async () => {
   const other = `other-${Date.now()}.example.test`;
-  publishDns([{ name: other, type: "TXT", value: "v=spf1 ip4:192.0.2.1 -all" }, { name: `_dmarc.${other}`, type: "TXT", value: "v=DMARC1; p=reject" }]);
+  publishDns([
+    { name: other, type: "TXT", value: "v=spf1 ip4:192.0.2.1 -all" },
+    { name: `_dmarc.${other}`, type: "TXT", value: "v=DMARC1; p=reject" },
+  ]);
   await client(false).sendMail({ from: `mallory@${other}`, to: inbox.address, subject: "spoof", text: "x" });
   const msg = (await call("GET", `/v1/messages?inboxId=${inbox.id}`, { key: org.secret })).body.messages[0];
   expect(msg.subject).toBe("spoof");
@@ -72,7 +92,10 @@ test("unsigned mail from an address SPF does not allow fails the checks but is s
 });
 
 test("replies thread with the message they answer", async () => {
-  const sent = await call("POST", "/v1/messages", { key: org.secret, body: { inboxId: inbox.id, to: `bob@${senderDomain}`, subject: "Question", text: "?" } });
+  const sent = await call("POST", "/v1/messages", {
+    key: org.secret,
+    body: { inboxId: inbox.id, to: `bob@${senderDomain}`, subject: "Question", text: "?" },
+  });
   const original = (await call("GET", `/v1/messages/${sent.body.id}`, { key: org.secret })).body.message;
   await client().sendMail({
     from: `bob@${senderDomain}`,
@@ -82,15 +105,22 @@ test("replies thread with the message they answer", async () => {
     inReplyTo: original.messageId,
     references: [original.messageId],
   });
-  const reply = (await call("GET", `/v1/messages?inboxId=${inbox.id}&direction=inbound`, { key: org.secret })).body.messages[0];
+  const reply = (await call("GET", `/v1/messages?inboxId=${inbox.id}&direction=inbound`, { key: org.secret })).body
+    .messages[0];
   expect(reply.subject).toBe("Re: Question");
   expect(reply.threadId).toBe(original.threadId);
 });
 
 test("mail for unknown or paused inboxes is refused with 550; oversized mail with 552", async () => {
-  await expect(client().sendMail({ from: `a@${senderDomain}`, to: "nobody@svc.localhost", subject: "x", text: "x" })).rejects.toMatchObject({ responseCode: 550 });
+  await expect(
+    client().sendMail({ from: `a@${senderDomain}`, to: "nobody@svc.localhost", subject: "x", text: "x" }),
+  ).rejects.toMatchObject({ responseCode: 550 });
   const paused = await newInbox(org, "paused");
   await call("PATCH", `/v1/inboxes/${paused.id}`, { key: org.secret, body: { status: "paused" } });
-  await expect(client().sendMail({ from: `a@${senderDomain}`, to: paused.address, subject: "x", text: "x" })).rejects.toMatchObject({ responseCode: 550 });
-  await expect(client().sendMail({ from: `a@${senderDomain}`, to: inbox.address, subject: "big", text: "x".repeat(300_000) })).rejects.toMatchObject({ responseCode: 552 });
+  await expect(
+    client().sendMail({ from: `a@${senderDomain}`, to: paused.address, subject: "x", text: "x" }),
+  ).rejects.toMatchObject({ responseCode: 550 });
+  await expect(
+    client().sendMail({ from: `a@${senderDomain}`, to: inbox.address, subject: "big", text: "x".repeat(300_000) }),
+  ).rejects.toMatchObject({ responseCode: 552 });
 });

@@ -46,7 +46,9 @@ test("bytes of a rolled-back transaction are collected by the sweep; committed a
 
   await expect(
     db.transaction(async (tx) => {
-      await storeMessage(tx, inbound(org.orgId, inbox.id), [{ filename: "lost.txt", contentType: "text/plain", content: Buffer.from("rolled back") }]);
+      await storeMessage(tx, inbound(org.orgId, inbox.id), [
+        { filename: "lost.txt", contentType: "text/plain", content: Buffer.from("rolled back") },
+      ]);
       throw new Error("rollback on purpose");
     }),
   ).rejects.toThrow("rollback on purpose");
@@ -55,7 +57,9 @@ test("bytes of a rolled-back transaction are collected by the sweep; committed a
   expect(await db.select().from(attachments).where(eq(attachments.orgId, org.orgId))).toEqual([]);
 
   const kept = await db.transaction((tx) =>
-    storeMessage(tx, inbound(org.orgId, inbox.id), [{ filename: "kept.csv", contentType: "text/csv", content: Buffer.from("a,b\n") }]),
+    storeMessage(tx, inbound(org.orgId, inbox.id), [
+      { filename: "kept.csv", contentType: "text/csv", content: Buffer.from("a,b\n") },
+    ]),
   );
   const [row] = await db.select().from(attachments).where(eq(attachments.messageId, kept.id));
   expect(row?.storageKey).toMatch(new RegExp(`^${prefix}`));

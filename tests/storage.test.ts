@@ -5,7 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FilesystemStorage, filesystemStorage, type SignedRequestFailure } from "@/lib/providers/storage/filesystem";
+import {
+  type FilesystemStorage,
+  filesystemStorage,
+  type SignedRequestFailure,
+} from "@/lib/providers/storage/filesystem";
 import { s3Storage } from "@/lib/providers/storage/s3";
 import { sweepOrphans } from "@/lib/providers/storage/sweep";
 import { type Storage, StorageLimitError } from "@/lib/providers/storage/types";
@@ -35,7 +39,12 @@ beforeAll(async () => {
         res.end(JSON.stringify({ error: { code: result.code, message: result.message } }));
       };
       if (req.method === "PUT") {
-        const result = await fsStore.acceptSignedPut({ key, query: url.searchParams, header: (n) => (req.headers[n] as string | undefined) ?? null, body: req });
+        const result = await fsStore.acceptSignedPut({
+          key,
+          query: url.searchParams,
+          header: (n) => (req.headers[n] as string | undefined) ?? null,
+          body: req,
+        });
         if (!result.ok) return fail(result);
         res.writeHead(200);
         res.end();
@@ -53,7 +62,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => appServer.listen(0, "127.0.0.1", resolve));
   const address = appServer.address();
   const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  fsStore = filesystemStorage({ root: fsRoot, secret: async () => secret, uploadBaseUrl: () => base, downloadBaseUrl: () => base });
+  fsStore = filesystemStorage({
+    root: fsRoot,
+    secret: async () => secret,
+    uploadBaseUrl: () => base,
+    downloadBaseUrl: () => base,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -64,7 +78,17 @@ afterAll(async () => {
 
 const adapters: [string, () => Storage][] = [
   ["filesystem", () => fsStore],
-  ["s3", () => s3Storage({ bucket: s3.bucket, region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials })],
+  [
+    "s3",
+    () =>
+      s3Storage({
+        bucket: s3.bucket,
+        region: "us-east-1",
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        credentials: s3.credentials,
+      }),
+  ],
 ];
 
 const uid = () => randomBytes(6).toString("hex");
@@ -81,8 +105,16 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     const store = make();
     const key = `t/${uid()}/a.bin`;
     const bytes = randomBytes(100_000);
-    const info = await store.put(key, bytes, { contentType: "application/pdf", metadata: { filename: "r%C3%A9sum%C3%A9.pdf" } });
-    expect(info).toMatchObject({ key, size: bytes.length, contentType: "application/pdf", metadata: { filename: "r%C3%A9sum%C3%A9.pdf" } });
+    const info = await store.put(key, bytes, {
+      contentType: "application/pdf",
+      metadata: { filename: "r%C3%A9sum%C3%A9.pdf" },
+    });
+    expect(info).toMatchObject({
+      key,
+      size: bytes.length,
+      contentType: "application/pdf",
+      metadata: { filename: "r%C3%A9sum%C3%A9.pdf" },
+    });
     expect(info.lastModified.getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect((await store.get(key))?.equals(bytes)).toBe(true);
     expect(await store.head(key)).toMatchObject({ size: bytes.length, contentType: "application/pdf" });
@@ -106,7 +138,9 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     await store.put(key, Readable.from([Buffer.from("hello "), Buffer.from("world")]), { maxBytes: 11 });
     expect((await store.get(key))?.toString()).toBe("hello world");
     const big = `t/${uid()}/big`;
-    await expect(store.put(big, Readable.from([Buffer.alloc(10), Buffer.alloc(10)]), { maxBytes: 15 })).rejects.toBeInstanceOf(StorageLimitError);
+    await expect(
+      store.put(big, Readable.from([Buffer.alloc(10), Buffer.alloc(10)]), { maxBytes: 15 }),
+    ).rejects.toBeInstanceOf(StorageLimitError);
     await expect(store.put(big, Buffer.alloc(20), { maxBytes: 15 })).rejects.toBeInstanceOf(StorageLimitError);
     expect(await store.head(big)).toBeNull();
   });
@@ -134,7 +168,12 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     const p = `list-${uid()}`;
     for (const k of ["b/2", "a/1", "a/0", "c"]) await store.put(`${p}/${k}`, Buffer.from(k));
     await store.put(`${p}x/other`, Buffer.from("x"));
-    expect((await collect(store.list(`${p}/`))).map((o) => o.key)).toEqual([`${p}/a/0`, `${p}/a/1`, `${p}/b/2`, `${p}/c`]);
+    expect((await collect(store.list(`${p}/`))).map((o) => o.key)).toEqual([
+      `${p}/a/0`,
+      `${p}/a/1`,
+      `${p}/b/2`,
+      `${p}/c`,
+    ]);
     expect((await collect(store.list(`${p}/a/`))).map((o) => [o.key, o.size])).toEqual([
       [`${p}/a/0`, 3],
       [`${p}/a/1`, 3],
@@ -147,24 +186,53 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     const store = make();
     const key = `uploads/${uid()}`;
     const body = Buffer.from("%PDF-1.7 pretend");
-    const up = await store.presignPut({ key, contentType: "application/pdf", filename: "Rechnung März.pdf", expiresInSeconds: 300, size: body.length, maxBytes: 1024 });
+    const up = await store.presignPut({
+      key,
+      contentType: "application/pdf",
+      filename: "Rechnung März.pdf",
+      expiresInSeconds: 300,
+      size: body.length,
+      maxBytes: 1024,
+    });
     expect(up.method).toBe("PUT");
-    expect(up.headers).toEqual({ "Content-Type": "application/pdf", "x-amz-meta-content-type": "application/pdf", "x-amz-meta-filename": "Rechnung%20M%C3%A4rz.pdf" });
+    expect(up.headers).toEqual({
+      "Content-Type": "application/pdf",
+      "x-amz-meta-content-type": "application/pdf",
+      "x-amz-meta-filename": "Rechnung%20M%C3%A4rz.pdf",
+    });
     expect(up.expiresAt.getTime()).toBeGreaterThan(Date.now() + 290_000);
     const res = await fetch(up.url, { method: "PUT", headers: up.headers, body });
     expect(res.status).toBe(200);
     expect((await store.get(key))?.equals(body)).toBe(true);
-    expect(await store.head(key)).toMatchObject({ contentType: "application/pdf", metadata: { "content-type": "application/pdf", filename: "Rechnung%20M%C3%A4rz.pdf" } });
+    expect(await store.head(key)).toMatchObject({
+      contentType: "application/pdf",
+      metadata: { "content-type": "application/pdf", filename: "Rechnung%20M%C3%A4rz.pdf" },
+    });
   });
 
   test("presigned PUT refuses a wrong Content-Type, a wrong metadata header, a missing header and another size", async () => {
     const store = make();
     const key = `uploads/${uid()}`;
     const body = Buffer.from("0123456789");
-    const up = await store.presignPut({ key, contentType: "image/png", filename: "a.png", expiresInSeconds: 300, size: body.length, maxBytes: 100 });
-    const wrongType = await fetch(up.url, { method: "PUT", headers: { ...up.headers, "Content-Type": "text/html" }, body });
+    const up = await store.presignPut({
+      key,
+      contentType: "image/png",
+      filename: "a.png",
+      expiresInSeconds: 300,
+      size: body.length,
+      maxBytes: 100,
+    });
+    const wrongType = await fetch(up.url, {
+      method: "PUT",
+      headers: { ...up.headers, "Content-Type": "text/html" },
+      body,
+    });
     expect(wrongType.status).toBe(403);
-    const wrongName = await fetch(up.url, { method: "PUT", headers: { ...up.headers, "x-amz-meta-filename": "evil.html" }, body });
+    const wrongName = await fetch(up.url, {
+      method: "PUT",
+      headers: { ...up.headers, "x-amz-meta-filename": "evil.html" },
+      body,
+    });
     expect(wrongName.status).toBe(403);
     const { "x-amz-meta-content-type": _omit, ...missing } = up.headers;
     expect((await fetch(up.url, { method: "PUT", headers: missing, body })).status).toBe(403);
@@ -179,7 +247,13 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
   test("presigned PUT refuses an expired URL", async () => {
     const store = make();
     const key = `uploads/${uid()}`;
-    const up = await store.presignPut({ key, contentType: "text/plain", filename: "late.txt", expiresInSeconds: 1, maxBytes: 100 });
+    const up = await store.presignPut({
+      key,
+      contentType: "text/plain",
+      filename: "late.txt",
+      expiresInSeconds: 1,
+      maxBytes: 100,
+    });
     await sleep(2100);
     const res = await fetch(up.url, { method: "PUT", headers: up.headers, body: "late" });
     expect(res.status).toBe(403);
@@ -190,7 +264,13 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     const store = make();
     const upload = `uploads/${uid()}`;
     const final = `objects/${uid()}`;
-    const up = await store.presignPut({ key: upload, contentType: "text/plain", filename: "a.txt", expiresInSeconds: 300, maxBytes: 100 });
+    const up = await store.presignPut({
+      key: upload,
+      contentType: "text/plain",
+      filename: "a.txt",
+      expiresInSeconds: 300,
+      maxBytes: 100,
+    });
     expect((await fetch(up.url, { method: "PUT", headers: up.headers, body: "clean" })).status).toBe(200);
     expect(await store.move(upload, final)).toBe(true);
     await fetch(up.url, { method: "PUT", headers: up.headers, body: "evil!" });
@@ -206,7 +286,9 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("a,b\n1,2\n");
     expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
-    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="zahlen _.csv"; filename*=UTF-8''zahlen%20%C3%A4.csv`);
+    expect(res.headers.get("content-disposition")).toBe(
+      `attachment; filename="zahlen _.csv"; filename*=UTF-8''zahlen%20%C3%A4.csv`,
+    );
     const tampered = new URL(dl.url);
     tampered.pathname = tampered.pathname.replace(/[^/]+$/, uid());
     expect((await fetch(tampered)).status).toBeGreaterThanOrEqual(400);
@@ -225,7 +307,10 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
     // Within the grace period nothing is touched (a transaction may be about to commit its row).
     expect(await sweepOrphans(store, [owner], { graceSeconds: 3600 })).toEqual({ scanned: 3, deleted: 0 });
     const later = new Date(Date.now() + 10_000);
-    expect(await sweepOrphans(store, [owner], { graceSeconds: 5, now: later, batchSize: 1 })).toEqual({ scanned: 3, deleted: 2 });
+    expect(await sweepOrphans(store, [owner], { graceSeconds: 5, now: later, batchSize: 1 })).toEqual({
+      scanned: 3,
+      deleted: 2,
+    });
     expect((await collect(store.list(prefix))).map((o) => o.key)).toEqual([`${prefix}owned`]);
   });
 });
@@ -233,7 +318,13 @@ describe.each(adapters)("storage adapter: %s", (_name, make) => {
 describe("filesystem adapter: its own signed URLs", () => {
   test("an upload URL works once: a replay is refused even before the object moves", async () => {
     const key = `uploads/${uid()}`;
-    const up = await fsStore.presignPut({ key, contentType: "text/plain", filename: "a.txt", expiresInSeconds: 300, maxBytes: 100 });
+    const up = await fsStore.presignPut({
+      key,
+      contentType: "text/plain",
+      filename: "a.txt",
+      expiresInSeconds: 300,
+      maxBytes: 100,
+    });
     expect((await fetch(up.url, { method: "PUT", headers: up.headers, body: "first" })).status).toBe(200);
     const replay = await fetch(up.url, { method: "PUT", headers: up.headers, body: "second" });
     expect(replay.status).toBe(403);
@@ -243,7 +334,13 @@ describe("filesystem adapter: its own signed URLs", () => {
 
   test("oversize bodies are refused (413) whether or not Content-Length announces them, and the URL stays usable", async () => {
     const key = `uploads/${uid()}`;
-    const up = await fsStore.presignPut({ key, contentType: "application/octet-stream", filename: "big.bin", expiresInSeconds: 300, maxBytes: 64 * 1024 });
+    const up = await fsStore.presignPut({
+      key,
+      contentType: "application/octet-stream",
+      filename: "big.bin",
+      expiresInSeconds: 300,
+      maxBytes: 64 * 1024,
+    });
     const announced = await fetch(up.url, { method: "PUT", headers: up.headers, body: Buffer.alloc(64 * 1024 + 1) });
     expect(announced.status).toBe(413);
     // A chunked body (no Content-Length) is counted while it streams.
@@ -256,12 +353,20 @@ describe("filesystem adapter: its own signed URLs", () => {
     expect(chunked.status).toBe(413);
     expect(await fsStore.head(key)).toBeNull();
     expect(fs.readdirSync(path.join(fsRoot, ".tmp"))).toEqual([]);
-    expect((await fetch(up.url, { method: "PUT", headers: up.headers, body: Buffer.alloc(64 * 1024) })).status).toBe(200);
+    expect((await fetch(up.url, { method: "PUT", headers: up.headers, body: Buffer.alloc(64 * 1024) })).status).toBe(
+      200,
+    );
   });
 
   test("a tampered signature, key, limit or expiry is refused", async () => {
     const key = `uploads/${uid()}`;
-    const up = await fsStore.presignPut({ key, contentType: "text/plain", filename: "a.txt", expiresInSeconds: 300, maxBytes: 10 });
+    const up = await fsStore.presignPut({
+      key,
+      contentType: "text/plain",
+      filename: "a.txt",
+      expiresInSeconds: 300,
+      maxBytes: 10,
+    });
     for (const [param, value] of [
       ["X-Svc-Max-Bytes", "1000000"],
       ["X-Svc-Expires", String(Math.floor(Date.now() / 1000) + 999_999)],

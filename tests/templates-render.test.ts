@@ -1,6 +1,12 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRenderer, nodeSnapshotDisabled, renderReact, TemplateError, type TemplateErrorCode } from "@/lib/templates/render";
+import {
+  createRenderer,
+  nodeSnapshotDisabled,
+  renderReact,
+  TemplateError,
+  type TemplateErrorCode,
+} from "@/lib/templates/render";
 import type { SandboxPool } from "@/lib/templates/render/pool";
 
 // A typical react-email template: the shape the benchmark renders too.
@@ -48,62 +54,185 @@ interface Case {
 }
 
 const HOSTILE: Case[] = [
-  { name: 'import "node:fs"', source: jsx("return null;", 'import fs from "node:fs";'), code: "import_not_allowed", message: /node:fs/ },
+  {
+    name: 'import "node:fs"',
+    source: jsx("return null;", 'import fs from "node:fs";'),
+    code: "import_not_allowed",
+    message: /node:fs/,
+  },
   { name: "side-effect import", source: jsx("return null;", 'import "fs";'), code: "import_not_allowed" },
-  { name: "import child_process", source: jsx("return null;", 'import { exec } from "child_process"; exec("id");'), code: "import_not_allowed" },
-  { name: "import a relative file", source: jsx("return null;", 'import x from "../../db/client";'), code: "import_not_allowed" },
-  { name: "import react-dom/server", source: jsx("return null;", 'import x from "react-dom/server";'), code: "import_not_allowed" },
-  { name: "import a URL", source: jsx("return null;", 'import x from "https://example.com/x.js";'), code: "import_not_allowed" },
+  {
+    name: "import child_process",
+    source: jsx("return null;", 'import { exec } from "child_process"; exec("id");'),
+    code: "import_not_allowed",
+  },
+  {
+    name: "import a relative file",
+    source: jsx("return null;", 'import x from "../../db/client";'),
+    code: "import_not_allowed",
+  },
+  {
+    name: "import react-dom/server",
+    source: jsx("return null;", 'import x from "react-dom/server";'),
+    code: "import_not_allowed",
+  },
+  {
+    name: "import a URL",
+    source: jsx("return null;", 'import x from "https://example.com/x.js";'),
+    code: "import_not_allowed",
+  },
   { name: "require a literal", source: jsx('const fs = require("fs"); return fs;'), code: "import_not_allowed" },
-  { name: "require a computed name", source: jsx('const n = ["f", "s"].join(""); const fs = require(n); return null;'), code: "import_not_allowed", message: /"fs" is not allowed/ },
-  { name: "dynamic import of a literal", source: jsx('void import("node:fs"); return null;'), code: "import_not_allowed" },
+  {
+    name: "require a computed name",
+    source: jsx('const n = ["f", "s"].join(""); const fs = require(n); return null;'),
+    code: "import_not_allowed",
+    message: /"fs" is not allowed/,
+  },
+  {
+    name: "dynamic import of a literal",
+    source: jsx('void import("node:fs"); return null;'),
+    code: "import_not_allowed",
+  },
   {
     name: "dynamic import of a computed name",
-    source: jsx('const n = "f" + "s"; let got = "nothing"; import(n).then((m) => { got = String(Object.keys(m)); }, () => {}); return <p>{got}</p>;'),
+    source: jsx(
+      'const n = "f" + "s"; let got = "nothing"; import(n).then((m) => { got = String(Object.keys(m)); }, () => {}); return <p>{got}</p>;',
+    ),
     code: null,
     check: (html) => expect(html).toContain("<p>nothing</p>"),
   },
-  { name: "process", source: jsx("return <p>{process.env.DATABASE_URL}</p>;"), code: "render_error", message: /process/ },
+  {
+    name: "process",
+    source: jsx("return <p>{process.env.DATABASE_URL}</p>;"),
+    code: "render_error",
+    message: /process/,
+  },
   { name: "process.exit", source: jsx("process.exit(1); return null;"), code: "render_error" },
-  { name: "fetch", source: jsx('fetch("http://127.0.0.1:5432/"); return null;'), code: "render_error", message: /fetch/ },
+  {
+    name: "fetch",
+    source: jsx('fetch("http://127.0.0.1:5432/"); return null;'),
+    code: "render_error",
+    message: /fetch/,
+  },
   {
     name: "globalThis.require",
-    source: jsx("const g = globalThis as any; return <p>{`${typeof g.require}|${typeof g.module}|${typeof g.Buffer}|${typeof g.WebAssembly}`}</p>;"),
+    source: jsx(
+      "const g = globalThis as any; return <p>{`${typeof g.require}|${typeof g.module}|${typeof g.Buffer}|${typeof g.WebAssembly}`}</p>;",
+    ),
     code: null,
     check: (html) => expect(html).toContain("<p>undefined|undefined|undefined|undefined</p>"),
   },
   {
     name: "Function constructor escape",
-    source: jsx('const g = (function () {}).constructor("return this")(); return <p>{`${typeof g.process}|${typeof g.require}`}</p>;'),
+    source: jsx(
+      'const g = (function () {}).constructor("return this")(); return <p>{`${typeof g.process}|${typeof g.require}`}</p>;',
+    ),
     code: null,
     check: (html) => expect(html).toContain("<p>undefined|undefined</p>"),
   },
-  { name: "setTimeout", source: jsx("setTimeout(() => {}, 1); return null;"), code: "render_error", message: /setTimeout/ },
+  {
+    name: "setTimeout",
+    source: jsx("setTimeout(() => {}, 1); return null;"),
+    code: "render_error",
+    message: /setTimeout/,
+  },
   { name: "infinite loop", source: jsx("while (true) {} "), code: "timeout" },
   { name: "infinite loop that catches", source: jsx("for (;;) { try { for (;;) {} } catch (e) {} }"), code: "timeout" },
   { name: "infinite loop at module top level", source: `while (true) {}\nexport default () => null;`, code: "timeout" },
   { name: "eval of a loop", source: jsx('(0, eval)("for (;;) {}"); return null;'), code: "timeout" },
-  { name: "catastrophic regular expression", source: jsx('return <p>{String(/^(a+)+$/.test("a".repeat(40) + "b"))}</p>;'), code: "timeout" },
+  {
+    name: "catastrophic regular expression",
+    source: jsx('return <p>{String(/^(a+)+$/.test("a".repeat(40) + "b"))}</p>;'),
+    code: "timeout",
+  },
   // QuickJS reaches its memory limit slowly (garbage collection on every allocation near the limit);
   // the worker's hard deadline ends those that the limit does not end first.
-  { name: "memory bomb (typed arrays)", source: jsx("const a: Float64Array[] = []; for (;;) a.push(new Float64Array(1 << 20));"), code: ["memory_limit", "timeout"] },
-  { name: "memory bomb (objects)", source: jsx("const a: unknown[] = []; for (;;) a.push({ n: a.length, b: [1, 2, 3] });"), code: ["memory_limit", "timeout"] },
-  { name: "memory bomb (flattened strings)", source: jsx('let s = "x"; for (let i = 0; i < 22; i++) s += s; const a: string[] = []; for (;;) a.push(s.toUpperCase());'), code: ["memory_limit", "timeout"] },
-  { name: "string doubling", source: jsx('let s = "x"; for (;;) s += s;'), code: ["render_error", "memory_limit"], message: /string too long|memory/ },
-  { name: "deep recursion", source: jsx("const f = (n: number): number => f(n + 1) + 1; return <p>{f(0)}</p>;"), code: "stack_overflow" },
-  { name: "infinitely nested components", source: `const R = (): any => <div><R /></div>;\nexport default R;`, code: "stack_overflow" },
+  {
+    name: "memory bomb (typed arrays)",
+    source: jsx("const a: Float64Array[] = []; for (;;) a.push(new Float64Array(1 << 20));"),
+    code: ["memory_limit", "timeout"],
+  },
+  {
+    name: "memory bomb (objects)",
+    source: jsx("const a: unknown[] = []; for (;;) a.push({ n: a.length, b: [1, 2, 3] });"),
+    code: ["memory_limit", "timeout"],
+  },
+  {
+    name: "memory bomb (flattened strings)",
+    source: jsx(
+      'let s = "x"; for (let i = 0; i < 22; i++) s += s; const a: string[] = []; for (;;) a.push(s.toUpperCase());',
+    ),
+    code: ["memory_limit", "timeout"],
+  },
+  {
+    name: "string doubling",
+    source: jsx('let s = "x"; for (;;) s += s;'),
+    code: ["render_error", "memory_limit"],
+    message: /string too long|memory/,
+  },
+  {
+    name: "deep recursion",
+    source: jsx("const f = (n: number): number => f(n + 1) + 1; return <p>{f(0)}</p>;"),
+    code: "stack_overflow",
+  },
+  {
+    name: "infinitely nested components",
+    source: `const R = (): any => <div><R /></div>;\nexport default R;`,
+    code: "stack_overflow",
+  },
   { name: "giant output", source: jsx('return <p>{"x".repeat(300_000)}</p>;'), code: "output_too_large" },
-  { name: "many elements", source: jsx('return <div>{Array.from({ length: 300 }, (_, i) => <p key={i}>{"y".repeat(1000)}</p>)}</div>;'), code: "output_too_large" },
-  { name: "async component", source: `export default async function Email() { return <p>hi</p>; }`, code: "render_error", message: /synchronous/ },
-  { name: "Tailwind", source: jsx("return <Tailwind><p className='p-4'>x</p></Tailwind>;", 'import { Tailwind } from "@react-email/components";'), code: "render_error", message: /Tailwind is not available/ },
-  { name: "unknown component", source: jsx("return <Nope />;", 'import { Nope } from "@react-email/components";'), code: "render_error", message: /component is undefined/ },
-  { name: "syntax error", source: "export default function Email( {\n  return <p>;\n}", code: "compile_error", message: /line \d+/ },
+  {
+    name: "many elements",
+    source: jsx('return <div>{Array.from({ length: 300 }, (_, i) => <p key={i}>{"y".repeat(1000)}</p>)}</div>;'),
+    code: "output_too_large",
+  },
+  {
+    name: "async component",
+    source: `export default async function Email() { return <p>hi</p>; }`,
+    code: "render_error",
+    message: /synchronous/,
+  },
+  {
+    name: "Tailwind",
+    source: jsx(
+      "return <Tailwind><p className='p-4'>x</p></Tailwind>;",
+      'import { Tailwind } from "@react-email/components";',
+    ),
+    code: "render_error",
+    message: /Tailwind is not available/,
+  },
+  {
+    name: "unknown component",
+    source: jsx("return <Nope />;", 'import { Nope } from "@react-email/components";'),
+    code: "render_error",
+    message: /component is undefined/,
+  },
+  {
+    name: "syntax error",
+    source: "export default function Email( {\n  return <p>;\n}",
+    code: "compile_error",
+    message: /line \d+/,
+  },
   { name: "no default export", source: "export const Email = () => null;", code: "invalid_export" },
   { name: "default export is not a component", source: "export default 42;", code: "invalid_export" },
   { name: "throws a huge message", source: jsx('throw new Error("x".repeat(1_000_000));'), code: "render_error" },
-  { name: "throws a value whose getter spins", source: jsx('const e = new Error("a"); Object.defineProperty(e, "message", { get() { for (;;) {} } }); throw e;'), code: "timeout" },
-  { name: "throws an object whose toJSON spins", source: jsx("throw { toJSON() { for (;;) {} } };"), code: "render_error" },
-  { name: "pending promise jobs", source: jsx("const f = (): any => Promise.resolve().then(f); f(); return <p>ok</p>;"), code: null, check: (html) => expect(html).toContain("<p>ok</p>"), ivm: ["timeout"] },
+  {
+    name: "throws a value whose getter spins",
+    source: jsx('const e = new Error("a"); Object.defineProperty(e, "message", { get() { for (;;) {} } }); throw e;'),
+    code: "timeout",
+  },
+  {
+    name: "throws an object whose toJSON spins",
+    source: jsx("throw { toJSON() { for (;;) {} } };"),
+    code: "render_error",
+  },
+  {
+    name: "pending promise jobs",
+    source: jsx("const f = (): any => Promise.resolve().then(f); f(); return <p>ok</p>;"),
+    code: null,
+    check: (html) => expect(html).toContain("<p>ok</p>"),
+    ivm: ["timeout"],
+  },
   {
     name: "replacing the sandbox API",
     source: jsx(
@@ -114,7 +243,9 @@ const HOSTILE: Case[] = [
   },
   {
     name: "prototype pollution inside the sandbox",
-    source: jsx('(Object.prototype as any).polluted = "yes"; JSON.parse = () => ({}); return <p>{({} as any).polluted}</p>;'),
+    source: jsx(
+      '(Object.prototype as any).polluted = "yes"; JSON.parse = () => ({}); return <p>{({} as any).polluted}</p>;',
+    ),
     code: null,
     check: (html) => expect(html).toContain("<p>yes</p>"),
   },
@@ -125,7 +256,13 @@ const HOSTILE: Case[] = [
     code: null,
     check: (html) => expect(html).toContain("<p>undefined<!-- -->|"),
   },
-  { name: "deeply nested props", source: jsx("return <p>{JSON.stringify(props).length}</p>;"), props: JSON.parse(`${'{"a":'.repeat(4000)}1${"}".repeat(4000)}`) as Record<string, unknown>, code: null, check: (html) => expect(html).toContain("<p>24001</p>") },
+  {
+    name: "deeply nested props",
+    source: jsx("return <p>{JSON.stringify(props).length}</p>;"),
+    props: JSON.parse(`${'{"a":'.repeat(4000)}1${"}".repeat(4000)}`) as Record<string, unknown>,
+    code: null,
+    check: (html) => expect(html).toContain("<p>24001</p>"),
+  },
 ];
 
 describe("template renderer (QuickJS sandbox)", () => {
@@ -138,13 +275,19 @@ describe("template renderer (QuickJS sandbox)", () => {
   });
 
   it("renders a typical react-email template to HTML and text, warm after the first render", async () => {
-    const first = await renderReact({ tenant: "org:typical", source: WELCOME, props: { name: "Ada", url: "https://example.com/start" } }, pool);
+    const first = await renderReact(
+      { tenant: "org:typical", source: WELCOME, props: { name: "Ada", url: "https://example.com/start" } },
+      pool,
+    );
     expect(first.cold).toBe(true);
     expect(first.html.startsWith('<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"')).toBe(true);
     expect(first.html).toContain("Hi <!-- -->Ada");
     expect(first.html).toContain('href="https://example.com/start"');
     expect(first.text).toContain("Thanks for signing up to Svc.");
-    const second = await renderReact({ tenant: "org:typical", source: WELCOME, props: { name: "Bob", url: "https://example.com/b" } }, pool);
+    const second = await renderReact(
+      { tenant: "org:typical", source: WELCOME, props: { name: "Bob", url: "https://example.com/b" } },
+      pool,
+    );
     expect(second.cold).toBe(false);
     expect(second.html).toContain("Hi <!-- -->Bob");
   });
@@ -154,7 +297,16 @@ describe("template renderer (QuickJS sandbox)", () => {
     const React = await import("react");
     const { Html, Body, Text, Button } = await import("@react-email/components");
     const host = await render(
-      React.createElement(Html, null, React.createElement(Body, null, React.createElement(Text, null, "Hello"), React.createElement(Button, { href: "https://x.test" }, "Go"))),
+      React.createElement(
+        Html,
+        null,
+        React.createElement(
+          Body,
+          null,
+          React.createElement(Text, null, "Hello"),
+          React.createElement(Button, { href: "https://x.test" }, "Go"),
+        ),
+      ),
     );
     const source = `import { Html, Body, Text, Button } from "@react-email/components";
 export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test">Go</Button></Body></Html>;`;
@@ -166,7 +318,10 @@ export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test"
 
   // Each case in a tenant of its own: a source that pollutes its context only affects its own tenant.
   it.each(HOSTILE)("hostile source: $name", async (c) => {
-    const outcome = await renderReact({ tenant: `org:hostile:${c.name}`, source: c.source, props: c.props, param: "react" }, pool).then(
+    const outcome = await renderReact(
+      { tenant: `org:hostile:${c.name}`, source: c.source, props: c.props, param: "react" },
+      pool,
+    ).then(
       (r) => ({ ok: true as const, html: r.html }),
       (err: unknown) => ({ ok: false as const, err }),
     );
@@ -189,12 +344,17 @@ export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test"
     expect(({} as Record<string, unknown>).polluted2).toBeUndefined();
     expect([1].includes(2)).toBe(false);
     expect(JSON.parse('{"a":1}')).toEqual({ a: 1 });
-    const healthy = await renderReact({ tenant: "org:other", source: WELCOME, props: { name: "Eve", url: "https://example.com/e" } }, pool);
+    const healthy = await renderReact(
+      { tenant: "org:other", source: WELCOME, props: { name: "Eve", url: "https://example.com/e" } },
+      pool,
+    );
     expect(healthy.html).toContain("Hi <!-- -->Eve");
   });
 
   it("keeps tenants apart: one organization's pollution never reaches another's renders", async () => {
-    const polluter = jsx('(Array.prototype as any).join = () => "pwned"; (globalThis as any).leak = "from-a"; return <p>a</p>;');
+    const polluter = jsx(
+      '(Array.prototype as any).join = () => "pwned"; (globalThis as any).leak = "from-a"; return <p>a</p>;',
+    );
     await renderReact({ tenant: "org:a", source: polluter }, pool);
     const probe = jsx('return <p>{`${String((globalThis as any).leak)}|${["x", "y"].join("-")}`}</p>;');
     const b = await renderReact({ tenant: "org:b", source: probe }, pool);
@@ -202,18 +362,24 @@ export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test"
     // Within its own context the pollution stays until the context is recycled (after a failed render).
     const a = await renderReact({ tenant: "org:a", source: probe }, pool);
     expect(a.html).toContain("<p>from-a|");
-    await expect(renderReact({ tenant: "org:a", source: jsx("while (true) {}") }, pool)).rejects.toMatchObject({ code: "timeout" });
+    await expect(renderReact({ tenant: "org:a", source: jsx("while (true) {}") }, pool)).rejects.toMatchObject({
+      code: "timeout",
+    });
     const fresh = await renderReact({ tenant: "org:a", source: probe }, pool);
     expect(fresh.cold).toBe(true);
     expect(fresh.html).toContain("<p>undefined|x-y</p>");
   });
 
   it("refuses oversized sources and props before compiling", async () => {
-    await expect(renderReact({ tenant: "org:x", source: `${jsx("return null;")}//${"x".repeat(65_536)}`, param: "react" }, pool)).rejects.toMatchObject({
+    await expect(
+      renderReact({ tenant: "org:x", source: `${jsx("return null;")}//${"x".repeat(65_536)}`, param: "react" }, pool),
+    ).rejects.toMatchObject({
       code: "source_too_large",
       param: "react.source",
     });
-    await expect(renderReact({ tenant: "org:x", source: WELCOME, props: { name: "x".repeat(33 * 1024) }, param: "react" }, pool)).rejects.toMatchObject({
+    await expect(
+      renderReact({ tenant: "org:x", source: WELCOME, props: { name: "x".repeat(33 * 1024) }, param: "react" }, pool),
+    ).rejects.toMatchObject({
       code: "props_too_large",
       param: "react.props",
     });
@@ -221,7 +387,12 @@ export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test"
 
   it("serves concurrent renders of many tenants", async () => {
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => renderReact({ tenant: `org:c${i % 5}`, source: WELCOME, props: { name: `N${i}`, url: "https://example.com" } }, pool)),
+      Array.from({ length: 40 }, (_, i) =>
+        renderReact(
+          { tenant: `org:c${i % 5}`, source: WELCOME, props: { name: `N${i}`, url: "https://example.com" } },
+          pool,
+        ),
+      ),
     );
     results.forEach((r, i) => expect(r.html).toContain(`Hi <!-- -->N${i}`));
   });
@@ -248,7 +419,10 @@ describe.skipIf(!hasIsolatedVm)("template renderer (isolated-vm sandbox)", () =>
   });
 
   it.each(HOSTILE)("hostile source: $name", async (c) => {
-    const outcome = await renderReact({ tenant: `org:hostile:${c.name}`, source: c.source, props: c.props, param: "react" }, pool).then(
+    const outcome = await renderReact(
+      { tenant: `org:hostile:${c.name}`, source: c.source, props: c.props, param: "react" },
+      pool,
+    ).then(
       (r) => ({ ok: true as const, html: r.html }),
       (err: unknown) => ({ ok: false as const, err }),
     );
@@ -262,7 +436,10 @@ describe.skipIf(!hasIsolatedVm)("template renderer (isolated-vm sandbox)", () =>
       expect(te).toBeInstanceOf(TemplateError);
       expect(te.isClientError).toBe(true);
     }
-    const healthy = await renderReact({ tenant: "org:other", source: WELCOME, props: { name: "Eve", url: "https://example.com/e" } }, pool);
+    const healthy = await renderReact(
+      { tenant: "org:other", source: WELCOME, props: { name: "Eve", url: "https://example.com/e" } },
+      pool,
+    );
     expect(healthy.html).toContain("Hi <!-- -->Eve");
   });
 });
@@ -277,7 +454,13 @@ describe("the product's own emails", () => {
     const host = await render(MagicLinkEmail(props));
     expect(sandboxed.html).toBe(host.replace(/<!--(\$|\/\$|html|head|body)-->/g, ""));
     expect(sandboxed.text).toContain("Use the button below to sign in.");
-    const invitation = await renderSystemEmail("invitation", { url: "https://svc.test/i/x", organization: "Acme", role: "admin", invitedBy: null, expiresDays: 7 });
+    const invitation = await renderSystemEmail("invitation", {
+      url: "https://svc.test/i/x",
+      organization: "Acme",
+      role: "admin",
+      invitedBy: null,
+      expiresDays: 7,
+    });
     expect(invitation.html).toContain("Join Acme");
     expect(invitation.text).toContain("Someone invited you");
   });

@@ -42,8 +42,14 @@ afterAll(async () => {
 
 test("the relay transport authenticates and hands over the exact signed message and envelope", async () => {
   const transport = smtpRelayTransport(`smtp://relay:s3cret@127.0.0.1:${port}/?ignoreTLS=true`);
-  const raw = Buffer.from("DKIM-Signature: v=1; test\r\nFrom: a@x.test\r\nTo: b@y.test\r\nSubject: relayed\r\nMessage-ID: <m1@x.test>\r\n\r\nbody\r\n");
-  const result = await transport.send({ raw, envelope: { from: "a@x.test", to: ["b@y.test", "hidden@y.test"] }, messageId: "<m1@x.test>" });
+  const raw = Buffer.from(
+    "DKIM-Signature: v=1; test\r\nFrom: a@x.test\r\nTo: b@y.test\r\nSubject: relayed\r\nMessage-ID: <m1@x.test>\r\n\r\nbody\r\n",
+  );
+  const result = await transport.send({
+    raw,
+    envelope: { from: "a@x.test", to: ["b@y.test", "hidden@y.test"] },
+    messageId: "<m1@x.test>",
+  });
   expect(result).toMatchObject({ provider: "smtp", outcomes: [] });
   expect(received).toHaveLength(1);
   expect(received[0]).toMatchObject({ from: "a@x.test", to: ["b@y.test", "hidden@y.test"], user: "relay" });
@@ -53,11 +59,18 @@ test("the relay transport authenticates and hands over the exact signed message 
 
 test("wrong relay credentials fail the send", async () => {
   const transport = smtpRelayTransport(`smtp://relay:wrong@127.0.0.1:${port}/?ignoreTLS=true`);
-  await expect(transport.send({ raw: Buffer.from("Subject: x\r\n\r\nx\r\n"), envelope: { from: "a@x.test", to: ["b@y.test"] }, messageId: "<m2@x.test>" })).rejects.toThrow();
+  await expect(
+    transport.send({
+      raw: Buffer.from("Subject: x\r\n\r\nx\r\n"),
+      envelope: { from: "a@x.test", to: ["b@y.test"] },
+      messageId: "<m2@x.test>",
+    }),
+  ).rejects.toThrow();
 });
 
 test("the SES mailbox simulator's addresses map to SES's outcomes", () => {
-  const types = (addr: string) => simulatedOutcomes(addr).map((o) => `${o.type}${o.bounceType ? `:${o.bounceType}:${o.bounceSubType}` : ""}`);
+  const types = (addr: string) =>
+    simulatedOutcomes(addr).map((o) => `${o.type}${o.bounceType ? `:${o.bounceType}:${o.bounceSubType}` : ""}`);
   expect(types("success@simulator.amazonses.com")).toEqual(["Delivery"]);
   expect(types("success+a1@simulator.amazonses.com")).toEqual(["Delivery"]);
   expect(types("ooto@simulator.amazonses.com")).toEqual(["Delivery"]);
@@ -75,7 +88,12 @@ test("the SES transport sends the raw signed message through the SESv2 API (a lo
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      Object.assign(seen, { method: req.method, url: req.url, auth: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      Object.assign(seen, {
+        method: req.method,
+        url: req.url,
+        auth: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString()),
+      });
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ MessageId: "0100018c-ses-id" }));
     });
@@ -85,15 +103,29 @@ test("the SES transport sends the raw signed message through the SESv2 API (a lo
   process.env.AWS_ACCESS_KEY_ID = "AKIATEST";
   process.env.AWS_SECRET_ACCESS_KEY = "secret";
   try {
-    const transport = sesTransport({ region: "eu-west-1", configurationSet: "svc-events", endpoint: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}` });
+    const transport = sesTransport({
+      region: "eu-west-1",
+      configurationSet: "svc-events",
+      endpoint: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+    });
     const raw = Buffer.from("From: a@x.test\r\nTo: b@y.test\r\nSubject: via ses\r\n\r\nbody\r\n");
-    const result = await transport.send({ raw, envelope: { from: "a@x.test", to: ["b@y.test"] }, messageId: "<m3@x.test>" });
+    const result = await transport.send({
+      raw,
+      envelope: { from: "a@x.test", to: ["b@y.test"] },
+      messageId: "<m3@x.test>",
+    });
     expect(result).toEqual({ providerMessageId: "0100018c-ses-id", provider: "ses", outcomes: [] });
     expect(seen.method).toBe("POST");
     expect(seen.url).toBe("/v2/email/outbound-emails");
     expect(seen.auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIATEST\/\d{8}\/eu-west-1\/ses\/aws4_request/);
-    expect(seen.body).toMatchObject({ FromEmailAddress: "a@x.test", Destination: { ToAddresses: ["b@y.test"] }, ConfigurationSetName: "svc-events" });
-    expect(Buffer.from(String((seen.body?.Content as { Raw: { Data: string } }).Raw.Data), "base64").toString()).toBe(raw.toString());
+    expect(seen.body).toMatchObject({
+      FromEmailAddress: "a@x.test",
+      Destination: { ToAddresses: ["b@y.test"] },
+      ConfigurationSetName: "svc-events",
+    });
+    expect(Buffer.from(String((seen.body?.Content as { Raw: { Data: string } }).Raw.Data), "base64").toString()).toBe(
+      raw.toString(),
+    );
   } finally {
     delete process.env.AWS_ACCESS_KEY_ID;
     delete process.env.AWS_SECRET_ACCESS_KEY;

@@ -11,12 +11,30 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { signingKeys, systemSettings } from "@/db/schema";
 import { decodeKey, env } from "@/lib/env";
-import { contentBodyHash, emailBodyHash, PROVENANCE_TYP, remoteJwks, signProvenance, verifyProvenance } from "@/lib/agents/provenance";
+import {
+  contentBodyHash,
+  emailBodyHash,
+  PROVENANCE_TYP,
+  remoteJwks,
+  signProvenance,
+  verifyProvenance,
+} from "@/lib/agents/provenance";
 import { signingInput, verifyArtifact } from "@/lib/trust/artifact";
 import { jcs, jsonSafe } from "@/lib/trust/jcs";
 import { publicKeyPem } from "@/lib/trust/jwk";
 import { insertSigningKey, jwksKeyOf, listSigningKeys, serviceSigner, signArtifact, signerFor } from "@/lib/trust/keys";
-import { kekId, keyring, openSecret, openWith, resetKeyringForTests, rewrapSecret, SecretError, sealSecret, sealWith, sealedKekId } from "@/lib/trust/secrets";
+import {
+  kekId,
+  keyring,
+  openSecret,
+  openWith,
+  resetKeyringForTests,
+  rewrapSecret,
+  SecretError,
+  sealSecret,
+  sealWith,
+  sealedKekId,
+} from "@/lib/trust/secrets";
 import { newOrg } from "./harness";
 import { opensslVerify } from "./openssl";
 
@@ -109,7 +127,14 @@ describe("signing keys", () => {
     expect(row).not.toBeNull();
     if (!row) return;
     expect(row.kid).toBe(await calculateJwkThumbprint(row.publicJwk, "sha256"));
-    expect(jwksKeyOf(row)).toEqual({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", kid: row.kid, x: row.publicJwk.x, use: "sig" });
+    expect(jwksKeyOf(row)).toEqual({
+      kty: "OKP",
+      crv: "Ed25519",
+      alg: "EdDSA",
+      kid: row.kid,
+      x: row.publicJwk.x,
+      use: "sig",
+    });
     expect(Object.keys(jwksKeyOf(row)).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
     const signer = await signerFor(db, row);
     const d = signer.privateKey.export({ format: "jwk" }).d;
@@ -123,7 +148,10 @@ describe("signing keys", () => {
     const db = await getDb();
     const signers = await Promise.all(Array.from({ length: 8 }, () => serviceSigner(db)));
     expect(new Set(signers.map((s) => s.kid)).size).toBe(1);
-    const active = await db.select().from(signingKeys).where(and(eq(signingKeys.purpose, "service"), eq(signingKeys.status, "active")));
+    const active = await db
+      .select()
+      .from(signingKeys)
+      .where(and(eq(signingKeys.purpose, "service"), eq(signingKeys.status, "active")));
     expect(active).toHaveLength(1);
     expect((await listSigningKeys(db)).map((k) => k.kid)).toContain(signers[0]?.kid);
   });
@@ -132,32 +160,59 @@ describe("signing keys", () => {
 describe("signed artifacts", () => {
   test("the signature covers the JCS form of every other field, verifies against the JWKS and with openssl", async () => {
     const db = await getDb();
-    const artifact = await signArtifact(db, { type: "svc.test.v1", z: 1, a: { "é": "ü", b: [3, 2, 1] }, note: "x" });
+    const artifact = await signArtifact(db, { type: "svc.test.v1", z: 1, a: { é: "ü", b: [3, 2, 1] }, note: "x" });
     expect(artifact.alg).toBe("EdDSA");
     expect(artifact.signature).toMatch(/^[A-Za-z0-9_-]{86}$/);
-    const key = jwksKeyOf((await listSigningKeys(db)).find((k) => k.kid === artifact.kid) ?? (() => { throw new Error("no key"); })());
+    const key = jwksKeyOf(
+      (await listSigningKeys(db)).find((k) => k.kid === artifact.kid) ??
+        (() => {
+          throw new Error("no key");
+        })(),
+    );
     expect(verifyArtifact(artifact, [key])).toEqual({ valid: true, kid: artifact.kid });
     // The signed bytes are exactly JCS without `signature` (alg and kid included).
     const { signature, ...rest } = artifact;
     expect(signingInput(artifact).toString()).toBe(jcs(rest));
     expect(signingInput(artifact).toString()).toContain('"alg":"EdDSA"');
-    expect(opensslVerify(publicKeyPem(key), signingInput(artifact), Buffer.from(signature ?? "", "base64url"))).toBe(true);
+    expect(opensslVerify(publicKeyPem(key), signingInput(artifact), Buffer.from(signature ?? "", "base64url"))).toBe(
+      true,
+    );
     // Tampering: a field, a nested value, a key order change (no effect: JCS), the kid, the signature.
     expect(verifyArtifact({ ...artifact, z: 2 }, [key])).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect(verifyArtifact({ ...artifact, a: { "é": "ü", b: [1, 2, 3] } }, [key])).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect(verifyArtifact({ ...artifact, extra: null }, [key])).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect(verifyArtifact(Object.fromEntries(Object.entries(artifact).reverse()), [key])).toMatchObject({ valid: true });
+    expect(verifyArtifact({ ...artifact, a: { é: "ü", b: [1, 2, 3] } }, [key])).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
+    expect(verifyArtifact({ ...artifact, extra: null }, [key])).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
+    expect(verifyArtifact(Object.fromEntries(Object.entries(artifact).reverse()), [key])).toMatchObject({
+      valid: true,
+    });
     expect(verifyArtifact({ ...artifact, kid: "other" }, [key])).toMatchObject({ valid: false, reason: "unknown_key" });
-    expect(verifyArtifact({ ...artifact, kid: "other" }, [{ ...key, kid: "other" }])).toMatchObject({ valid: false, reason: "bad_signature" });
+    expect(verifyArtifact({ ...artifact, kid: "other" }, [{ ...key, kid: "other" }])).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
     expect(verifyArtifact({ ...artifact, signature: null }, [key])).toMatchObject({ valid: false, reason: "unsigned" });
-    expect(opensslVerify(publicKeyPem(key), signingInput({ ...artifact, z: 2 }), Buffer.from(signature ?? "", "base64url"))).toBe(false);
+    expect(
+      opensslVerify(publicKeyPem(key), signingInput({ ...artifact, z: 2 }), Buffer.from(signature ?? "", "base64url")),
+    ).toBe(false);
   });
 
   test("JCS follows RFC 8785 (key order by UTF-16 units, number forms) and jsonSafe makes values storable", () => {
-    expect(jcs({ b: 1, a: [1e21, 0.1, -0, 1.5e-7], "\u20ac": 1, "\ud83d\ude00": 2, "\ufb33": 3 })).toBe('{"a":[1e+21,0.1,0,1.5e-7],"b":1,"\u20ac":1,"\ud83d\ude00":2,"\ufb33":3}');
+    expect(jcs({ b: 1, a: [1e21, 0.1, -0, 1.5e-7], "\u20ac": 1, "\ud83d\ude00": 2, "\ufb33": 3 })).toBe(
+      '{"a":[1e+21,0.1,0,1.5e-7],"b":1,"\u20ac":1,"\ud83d\ude00":2,"\ufb33":3}',
+    );
     expect(() => jcs(undefined)).toThrow();
     expect(() => jcs({ x: Number.NaN })).toThrow();
-    expect(jsonSafe({ a: "x\u0000y", b: "\ud800", ["k\u0000"]: 1, d: new Date(0), u: undefined })).toEqual({ a: "x\uFFFDy", b: "\uFFFD", "k\uFFFD": 1, d: "1970-01-01T00:00:00.000Z" });
+    expect(jsonSafe({ a: "x\u0000y", b: "\ud800", ["k\u0000"]: 1, d: new Date(0), u: undefined })).toEqual({
+      a: "x\uFFFDy",
+      b: "\uFFFD",
+      "k\uFFFD": 1,
+      d: "1970-01-01T00:00:00.000Z",
+    });
   });
 });
 
@@ -193,10 +248,19 @@ describe("provenance", () => {
   test("a provenance JWS verifies with jose against the fetched JWKS and with openssl; tampering is rejected", async () => {
     const { signer } = await agentKey();
     const raw = await new Promise<Buffer>((resolve, reject) =>
-      nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" }).sendMail(
-        { from: "a@svc.localhost", to: "b@example.test", subject: "Hi", text: "Hello\nthere\n\n\n", html: "<p>Hello</p>", messageId: "<m1@svc.localhost>" },
-        (err, info) => (err ? reject(err) : resolve(info.message as Buffer)),
-      ),
+      nodemailer
+        .createTransport({ streamTransport: true, buffer: true, newline: "windows" })
+        .sendMail(
+          {
+            from: "a@svc.localhost",
+            to: "b@example.test",
+            subject: "Hi",
+            text: "Hello\nthere\n\n\n",
+            html: "<p>Hello</p>",
+            messageId: "<m1@svc.localhost>",
+          },
+          (err, info) => (err ? reject(err) : resolve(info.message as Buffer)),
+        ),
     );
     const token = await signProvenance(signer, {
       issuer: base,
@@ -208,13 +272,27 @@ describe("provenance", () => {
       bodyHash: emailBodyHash(raw),
     });
     const [h, p, s] = token.split(".") as [string, string, string];
-    expect(JSON.parse(Buffer.from(h, "base64url").toString())).toEqual({ alg: "EdDSA", kid: signer.kid, typ: PROVENANCE_TYP });
+    expect(JSON.parse(Buffer.from(h, "base64url").toString())).toEqual({
+      alg: "EdDSA",
+      kid: signer.kid,
+      typ: PROVENANCE_TYP,
+    });
     const claims = JSON.parse(Buffer.from(p, "base64url").toString());
-    expect(claims).toMatchObject({ iss: base, sub: "agt_prov1", msg: "0190aaaa-0000-7000-8000-000000000001", mid: "<m1@svc.localhost>", ch: "email", bhc: "mime-body/simple" });
+    expect(claims).toMatchObject({
+      iss: base,
+      sub: "agt_prov1",
+      msg: "0190aaaa-0000-7000-8000-000000000001",
+      mid: "<m1@svc.localhost>",
+      ch: "email",
+      bhc: "mime-body/simple",
+    });
     expect(typeof claims.iat).toBe("number");
 
     // jose, straight against the JWKS fetched over HTTP.
-    const verified = await jwtVerify(token, createRemoteJWKSet(new URL(`${base}/v1/agents/jwks`)), { algorithms: ["EdDSA"], issuer: base });
+    const verified = await jwtVerify(token, createRemoteJWKSet(new URL(`${base}/v1/agents/jwks`)), {
+      algorithms: ["EdDSA"],
+      issuer: base,
+    });
     expect(verified.payload.sub).toBe("agt_prov1");
     expect(verified.protectedHeader.kid).toBe(signer.kid);
     // Our verifier, through the SSRF-guarded fetch, with the body as received.
@@ -227,22 +305,52 @@ describe("provenance", () => {
 
     // Tampered claims (re-encoded payload, original signature): rejected by jose, by us and by openssl.
     const forged = Buffer.from(JSON.stringify({ ...claims, sub: "agt_other" })).toString("base64url");
-    await expect(jwtVerify(`${h}.${forged}.${s}`, createRemoteJWKSet(new URL(`${base}/v1/agents/jwks`)))).rejects.toThrow();
-    expect(await verifyProvenance(`${h}.${forged}.${s}`, { keys: remoteJwks(base) })).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect(opensslVerify(publicKeyPem(key as never), Buffer.from(`${h}.${forged}`), Buffer.from(s, "base64url"))).toBe(false);
+    await expect(
+      jwtVerify(`${h}.${forged}.${s}`, createRemoteJWKSet(new URL(`${base}/v1/agents/jwks`))),
+    ).rejects.toThrow();
+    expect(await verifyProvenance(`${h}.${forged}.${s}`, { keys: remoteJwks(base) })).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
+    expect(opensslVerify(publicKeyPem(key as never), Buffer.from(`${h}.${forged}`), Buffer.from(s, "base64url"))).toBe(
+      false,
+    );
     // A changed body: the signature holds but the body hash does not.
     const changed = Buffer.from(raw.toString("latin1").replace("Hello", "Jello"), "latin1");
-    expect(await verifyProvenance(token, { keys: remoteJwks(base), body: { raw: changed } })).toMatchObject({ valid: false, reason: "body_mismatch" });
+    expect(await verifyProvenance(token, { keys: remoteJwks(base), body: { raw: changed } })).toMatchObject({
+      valid: false,
+      reason: "body_mismatch",
+    });
     // Another issuer required, an unknown key, garbage.
-    expect(await verifyProvenance(token, { keys: remoteJwks(base), issuer: "https://other.example" })).toMatchObject({ valid: false, reason: "wrong_issuer" });
-    expect(await verifyProvenance(token, { keys: { keys: [] } })).toMatchObject({ valid: false, reason: "unknown_key" });
-    expect(await verifyProvenance("not.a.jws", { keys: { keys: [] } })).toMatchObject({ valid: false, reason: "malformed" });
+    expect(await verifyProvenance(token, { keys: remoteJwks(base), issuer: "https://other.example" })).toMatchObject({
+      valid: false,
+      reason: "wrong_issuer",
+    });
+    expect(await verifyProvenance(token, { keys: { keys: [] } })).toMatchObject({
+      valid: false,
+      reason: "unknown_key",
+    });
+    expect(await verifyProvenance("not.a.jws", { keys: { keys: [] } })).toMatchObject({
+      valid: false,
+      reason: "malformed",
+    });
   });
 
   test("the SSRF guard refuses a JWKS on a private address", async () => {
     const { signer } = await agentKey();
-    const token = await signProvenance(signer, { issuer: "https://10.0.0.1", agentId: "agt_prov1", messageId: "m", rfcMessageId: "<m@x>", channel: "a2a", bodyCanonicalization: "content/jcs", bodyHash: contentBodyHash({ subject: "s", text: "t", html: null }) });
-    expect(await verifyProvenance(token, { keys: remoteJwks("https://10.0.0.1") })).toMatchObject({ valid: false, reason: "jwks_unavailable" });
+    const token = await signProvenance(signer, {
+      issuer: "https://10.0.0.1",
+      agentId: "agt_prov1",
+      messageId: "m",
+      rfcMessageId: "<m@x>",
+      channel: "a2a",
+      bodyCanonicalization: "content/jcs",
+      bodyHash: contentBodyHash({ subject: "s", text: "t", html: null }),
+    });
+    expect(await verifyProvenance(token, { keys: remoteJwks("https://10.0.0.1") })).toMatchObject({
+      valid: false,
+      reason: "jwks_unavailable",
+    });
   });
 
   test("the body hash is DKIM simple canonicalization of the MIME body: line ends and trailing blank lines do not matter, content does", () => {
@@ -252,7 +360,12 @@ describe("provenance", () => {
     expect(emailBodyHash(crlf)).toBe(createHash("sha256").update("line 1\r\nline 2\r\n").digest("base64url"));
     expect(emailBodyHash("Subject: x\r\n\r\nline 1\r\nline 2 \r\n")).not.toBe(emailBodyHash(crlf));
     expect(emailBodyHash("Subject: x\r\n\r\n")).toBe(emailBodyHash("Subject: y\r\n\r\n\r\n"));
-    const c = { subject: "s", text: "t", html: null, attachments: [{ filename: "a.txt", contentType: "text/plain", sha256: "00" }] };
+    const c = {
+      subject: "s",
+      text: "t",
+      html: null,
+      attachments: [{ filename: "a.txt", contentType: "text/plain", sha256: "00" }],
+    };
     expect(contentBodyHash(c)).toBe(contentBodyHash({ ...c }));
     expect(contentBodyHash({ ...c, text: "u" })).not.toBe(contentBodyHash(c));
   });

@@ -28,7 +28,11 @@ beforeAll(async () => {
       inboxId: inbox.id,
       to: "x@example.com",
       text: "files",
-      attachments: files.map((f) => ({ filename: f.filename, contentType: f.contentType, contentBase64: Buffer.from(f.content).toString("base64") })),
+      attachments: files.map((f) => ({
+        filename: f.filename,
+        contentType: f.contentType,
+        contentBase64: Buffer.from(f.content).toString("base64"),
+      })),
     },
   });
   expect(sent.status).toBeLessThan(300);
@@ -41,7 +45,9 @@ afterEach(() => {
 });
 
 async function links(filename: string) {
-  const res = await call("GET", `/v1/attachments/${ids[filename]}/download-url?expiresInSeconds=60`, { key: org.secret });
+  const res = await call("GET", `/v1/attachments/${ids[filename]}/download-url?expiresInSeconds=60`, {
+    key: org.secret,
+  });
   expect(res.status).toBe(200);
   return res.body as { downloadUrl: string; shareUrl: string };
 }

@@ -42,7 +42,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const fresh = (counts.inboxes ?? 0) === 0 && data.messages.inbound + data.messages.outbound === 0;
   return (
     <>
-      <PageHeader title="Overview" description={`${ctx.org.name}: resources and message traffic of the last ${WINDOW_DAYS} days.`} />
+      <PageHeader
+        title="Overview"
+        description={`${ctx.org.name}: resources and message traffic of the last ${WINDOW_DAYS} days.`}
+      />
       <div className="space-y-6">
         {fresh ? (
           <EmptyState
@@ -69,16 +72,34 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
         ) : null}
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6">
           <Stat label="Inboxes" value={counts.inboxes ?? dash} href="/inboxes" testId="overview-inboxes" />
-          <Stat label={`Messages in (${WINDOW_DAYS} d)`} value={data.messages.inbound} href="/messages" testId="overview-messages-in" />
-          <Stat label={`Messages out (${WINDOW_DAYS} d)`} value={data.messages.outbound} href="/messages" testId="overview-messages-out" />
+          <Stat
+            label={`Messages in (${WINDOW_DAYS} d)`}
+            value={data.messages.inbound}
+            href="/messages"
+            testId="overview-messages-in"
+          />
+          <Stat
+            label={`Messages out (${WINDOW_DAYS} d)`}
+            value={data.messages.outbound}
+            href="/messages"
+            testId="overview-messages-out"
+          />
           <Stat
             label="Domains verified"
             value={counts.domains ? counts.domains.verified : dash}
-            detail={counts.domains ? `of ${counts.domains.custom} custom (the shared domain is always verified)` : undefined}
+            detail={
+              counts.domains ? `of ${counts.domains.custom} custom (the shared domain is always verified)` : undefined
+            }
             href="/domains"
             testId="overview-domains"
           />
-          <Stat label="Active API keys" value={counts.activeApiKeys ?? dash} detail={counts.activeApiKeys === null ? "Your role cannot see API keys" : undefined} href={counts.activeApiKeys === null ? undefined : "/api-keys"} testId="overview-api-keys" />
+          <Stat
+            label="Active API keys"
+            value={counts.activeApiKeys ?? dash}
+            detail={counts.activeApiKeys === null ? "Your role cannot see API keys" : undefined}
+            href={counts.activeApiKeys === null ? undefined : "/api-keys"}
+            testId="overview-api-keys"
+          />
           <Stat
             label="Webhooks"
             value={counts.webhooks ? counts.webhooks.total : dash}

@@ -1,4 +1,19 @@
-import { Body, Button, Column, Container, Head, Heading, Hr, Html, Img, Link, Preview, Row, Section, Text } from "@react-email/components";
+import {
+  Body,
+  Button,
+  Column,
+  Container,
+  Head,
+  Heading,
+  Hr,
+  Html,
+  Img,
+  Link,
+  Preview,
+  Row,
+  Section,
+  Text,
+} from "@react-email/components";
 
 /** A typical transactional email (the benchmark's template): header, greeting, order lines, button, footer. */
 export interface WelcomeProps {
@@ -16,7 +31,9 @@ export default function Welcome({ name, product = "Svc", url, items = [] }: Welc
         Welcome to {product}, {name}
       </Preview>
       <Body style={{ backgroundColor: "#f6f7f9", fontFamily: "ui-sans-serif, system-ui, sans-serif" }}>
-        <Container style={{ margin: "32px auto", maxWidth: 520, backgroundColor: "#ffffff", borderRadius: 8, padding: 32 }}>
+        <Container
+          style={{ margin: "32px auto", maxWidth: 520, backgroundColor: "#ffffff", borderRadius: 8, padding: 32 }}
+        >
           <Img src="https://example.com/logo.png" width="48" height="48" alt={product} />
           <Heading as="h1" style={{ fontSize: 22 }}>
             Hi {name}, welcome aboard
@@ -32,7 +49,10 @@ export default function Welcome({ name, product = "Svc", url, items = [] }: Welc
               </Row>
             ))}
           </Section>
-          <Button href={url} style={{ backgroundColor: "#111827", borderRadius: 6, color: "#ffffff", padding: "10px 18px" }}>
+          <Button
+            href={url}
+            style={{ backgroundColor: "#111827", borderRadius: 6, color: "#ffffff", padding: "10px 18px" }}
+          >
             Get started
           </Button>
           <Hr style={{ borderColor: "#e5e7eb", margin: "24px 0" }} />

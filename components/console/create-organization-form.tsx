@@ -11,7 +11,12 @@ export function CreateOrganizationForm() {
   const action = useActionForm(createOrganizationAction, { onSuccess: () => router.push("/") });
   return (
     <form {...action.formProps} aria-label="Create organization" className="space-y-4">
-      <Field label="Organization name" name="name" {...inputRules(organizationCreateBody, "name")} error={action.fieldError("name")} />
+      <Field
+        label="Organization name"
+        name="name"
+        {...inputRules(organizationCreateBody, "name")}
+        error={action.fieldError("name")}
+      />
       <FormError failure={action.failure && !action.failure.fields.name ? action.failure : null} />
       <Button pending={action.isPending} className="w-full">
         Create organization

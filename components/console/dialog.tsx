@@ -114,7 +114,15 @@ export function ConfirmButton({
   };
   return (
     <>
-      <Button type="button" variant={variant} pending={pending} disabled={disabled} onClick={() => setOpen(true)} aria-haspopup="dialog" aria-label={ariaLabel}>
+      <Button
+        type="button"
+        variant={variant}
+        pending={pending}
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+        aria-haspopup="dialog"
+        aria-label={ariaLabel}
+      >
         {label}
       </Button>
       <Dialog open={open} onClose={close} title={title} description={description}>

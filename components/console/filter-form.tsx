@@ -22,15 +22,28 @@ function queryOf(form: HTMLFormElement): string {
  * component reads it again; the cursor is dropped, so the list starts at the newest). Without
  * script it is a plain form with a Filter button.
  */
-export function FilterForm({ action, label, className, children }: { action: string; label: string; className?: string; children: ReactNode }) {
+export function FilterForm({
+  action,
+  label,
+  className,
+  children,
+}: {
+  action: string;
+  label: string;
+  className?: string;
+  children: ReactNode;
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
 
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const apply = () => {
     const form = formRef.current;

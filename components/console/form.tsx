@@ -2,7 +2,16 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes, useContext, useId, useRef } from "react";
+import {
+  type FormEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useContext,
+  useId,
+  useRef,
+} from "react";
 import type { ActionResult } from "@/lib/console/action";
 import { ORG_FIELD } from "@/lib/console/org-field";
 import { OrgContext } from "./org-context";
@@ -21,12 +30,18 @@ export class ActionFailure extends Error {
  * A server action as a TanStack mutation: errors (validation with field messages, permission,
  * conflicts) arrive as `failure`; on success the page's server data is refreshed.
  */
-export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, options: { onSuccess?: (data: T) => void; refresh?: boolean } = {}) {
+export function useAction<I, T>(
+  action: (input: I) => Promise<ActionResult<T>>,
+  options: { onSuccess?: (data: T) => void; refresh?: boolean } = {},
+) {
   const router = useRouter();
   const orgId = useContext(OrgContext);
   const mutation = useMutation({
     mutationFn: async (input: I) => {
-      const tagged = orgId && input && typeof input === "object" && !Array.isArray(input) ? ({ ...input, [ORG_FIELD]: orgId } as I) : input;
+      const tagged =
+        orgId && input && typeof input === "object" && !Array.isArray(input)
+          ? ({ ...input, [ORG_FIELD]: orgId } as I)
+          : input;
       const result = await action(tagged);
       // An action that redirects (sign-in, accept) resolves without a result while the router navigates.
       if (!result) return undefined as T;
@@ -38,14 +53,26 @@ export function useAction<I, T>(action: (input: I) => Promise<ActionResult<T>>, 
       options.onSuccess?.(data);
     },
   });
-  const failure = mutation.error instanceof ActionFailure ? mutation.error.error : mutation.error ? { code: "network", message: "The request failed; check your connection and retry.", param: null, fields: {} } : null;
+  const failure =
+    mutation.error instanceof ActionFailure
+      ? mutation.error.error
+      : mutation.error
+        ? { code: "network", message: "The request failed; check your connection and retry.", param: null, fields: {} }
+        : null;
   return { ...mutation, failure, fieldError: (name: string) => failure?.fields[name] };
 }
 
 /** `useAction` for a form: spread `formProps` on the `<form>` to submit its `formValues` (plus `extra()`, which wins) and, with `reset`, clear it on success. */
 export function useActionForm<T>(
   action: (input: Record<string, unknown>) => Promise<ActionResult<T>>,
-  options: { arrays?: string[]; numbers?: string[]; reset?: boolean; onSuccess?: (data: T) => void; refresh?: boolean; extra?: () => Record<string, unknown> } = {},
+  options: {
+    arrays?: string[];
+    numbers?: string[];
+    reset?: boolean;
+    onSuccess?: (data: T) => void;
+    refresh?: boolean;
+    extra?: () => Record<string, unknown>;
+  } = {},
 ) {
   const { arrays, numbers, reset = false, onSuccess, refresh, extra } = options;
   const ref = useRef<HTMLFormElement>(null);
@@ -71,13 +98,18 @@ export function numberValue(raw: FormDataEntryValue | null | undefined): number 
 }
 
 /** Form values as an object: empty strings dropped, repeated names (checkboxes) as arrays, `numbers` as numbers. */
-export function formValues(form: HTMLFormElement, arrays: string[] = [], numbers: string[] = []): Record<string, unknown> {
+export function formValues(
+  form: HTMLFormElement,
+  arrays: string[] = [],
+  numbers: string[] = [],
+): Record<string, unknown> {
   const data = new FormData(form);
   const out: Record<string, unknown> = {};
   for (const name of new Set(data.keys())) {
     const values = data.getAll(name).filter((v): v is string => typeof v === "string");
     if (arrays.includes(name)) out[name] = values.filter((v) => v !== "");
-    else if (values[0] !== undefined && values[0] !== "") out[name] = numbers.includes(name) ? numberValue(values[0]) : values[0];
+    else if (values[0] !== undefined && values[0] !== "")
+      out[name] = numbers.includes(name) ? numberValue(values[0]) : values[0];
   }
   for (const name of arrays) out[name] ??= [];
   return out;
@@ -86,7 +118,19 @@ export function formValues(form: HTMLFormElement, arrays: string[] = [], numbers
 const inputClass =
   "block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-zinc-900 focus:ring-2 focus:ring-zinc-900/20 focus:outline-none dark:border-zinc-700 dark:bg-zinc-900 dark:focus:border-zinc-300";
 
-function FieldShell({ id, label, error, hint, children }: { id: string; label: ReactNode; error?: string; hint?: ReactNode; children: ReactNode }) {
+function FieldShell({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  error?: string;
+  hint?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium">
@@ -113,25 +157,56 @@ export function Field({ label, error, hint, className, ...props }: FieldProps & 
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} hint={hint}>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined} className={cx(inputClass, className)} {...props} />
+      <input
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined}
+        className={cx(inputClass, className)}
+        {...props}
+      />
     </FieldShell>
   );
 }
 
-export function TextArea({ label, error, hint, className, ...props }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextArea({
+  label,
+  error,
+  hint,
+  className,
+  ...props
+}: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} hint={hint}>
-      <textarea id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined} className={cx(inputClass, className)} {...props} />
+      <textarea
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined}
+        className={cx(inputClass, className)}
+        {...props}
+      />
     </FieldShell>
   );
 }
 
-export function Select({ label, error, hint, className, children, ...props }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+export function Select({
+  label,
+  error,
+  hint,
+  className,
+  children,
+  ...props
+}: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} hint={hint}>
-      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} className={cx(inputClass, className)} {...props}>
+      <select
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        className={cx(inputClass, className)}
+        {...props}
+      >
         {children}
       </select>
     </FieldShell>
@@ -144,10 +219,14 @@ export function Button({
   children,
   className,
   ...props
-}: { variant?: "primary" | "secondary" | "danger"; pending?: boolean } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
+}: {
+  variant?: "primary" | "secondary" | "danger";
+  pending?: boolean;
+} & React.ButtonHTMLAttributes<HTMLButtonElement>) {
   const styles = {
     primary: "bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300",
-    secondary: "border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
+    secondary:
+      "border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
     danger: "bg-red-700 text-white hover:bg-red-600",
   }[variant];
   return (
@@ -162,7 +241,9 @@ export function Button({
       )}
       {...props}
     >
-      {pending ? <span aria-hidden className="size-3 animate-spin rounded-full border-2 border-current border-t-transparent" /> : null}
+      {pending ? (
+        <span aria-hidden className="size-3 animate-spin rounded-full border-2 border-current border-t-transparent" />
+      ) : null}
       {children}
     </button>
   );
@@ -172,7 +253,10 @@ export function Button({
 export function FormError({ failure }: { failure: ActionError | null }) {
   if (!failure) return null;
   return (
-    <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+    <p
+      role="alert"
+      className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+    >
       {failure.message}
     </p>
   );

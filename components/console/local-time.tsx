@@ -69,7 +69,11 @@ export function LocalTime({ iso }: { iso: string }) {
   }
   const recent = Math.abs(current - date.getTime()) < 7 * 86_400_000;
   return (
-    <time dateTime={iso} title={`${date.toLocaleString(undefined, ABSOLUTE)} (${iso.slice(0, 19).replace("T", " ")} UTC)`} className="whitespace-nowrap tabular-nums">
+    <time
+      dateTime={iso}
+      title={`${date.toLocaleString(undefined, ABSOLUTE)} (${iso.slice(0, 19).replace("T", " ")} UTC)`}
+      className="whitespace-nowrap tabular-nums"
+    >
       {recent ? relativeTime(date, current) : date.toLocaleString(undefined, SHORT)}
     </time>
   );

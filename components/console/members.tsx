@@ -1,7 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { changeRoleAction, inviteAction, removeMemberAction, revokeInvitationAction } from "@/lib/console/actions/members";
+import {
+  changeRoleAction,
+  inviteAction,
+  removeMemberAction,
+  revokeInvitationAction,
+} from "@/lib/console/actions/members";
 import { Button, Field, FormError, Select, useAction, useActionForm } from "./form";
 import { ConfirmButton } from "./dialog";
 import { Badge, Td, Time } from "./ui";
@@ -17,7 +22,19 @@ interface MemberView {
 }
 
 /** One member with a role picker and a remove button (for those allowed; never for the last owner). */
-export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwner }: { member: MemberView; isSelf: boolean; canManage: boolean; canManageOwners: boolean; lastOwner: boolean }) {
+export function MemberRow({
+  member,
+  isSelf,
+  canManage,
+  canManageOwners,
+  lastOwner,
+}: {
+  member: MemberView;
+  isSelf: boolean;
+  canManage: boolean;
+  canManageOwners: boolean;
+  lastOwner: boolean;
+}) {
   const role = useAction(changeRoleAction);
   const remove = useAction(removeMemberAction);
   const editable = canManage && !lastOwner && (member.role !== "owner" || canManageOwners);
@@ -27,7 +44,11 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
       <Td>
         <span className="font-medium">{member.name ?? member.email}</span>
         {member.name ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{member.email}</span> : null}
-        {isSelf ? <span className="ml-2"><Badge tone="blue">you</Badge></span> : null}
+        {isSelf ? (
+          <span className="ml-2">
+            <Badge tone="blue">you</Badge>
+          </span>
+        ) : null}
         {failure ? <FormError failure={failure} /> : null}
       </Td>
       <Td>
@@ -61,7 +82,11 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
             label={isSelf ? "Leave" : "Remove"}
             pending={remove.isPending}
             title={isSelf ? "Leave this organization?" : `Remove ${member.email}?`}
-            description={isSelf ? "You lose access to its inboxes, messages and settings until someone invites you again." : `${member.email} loses access to this organization at once. You can invite them again later.`}
+            description={
+              isSelf
+                ? "You lose access to its inboxes, messages and settings until someone invites you again."
+                : `${member.email} loses access to this organization at once. You can invite them again later.`
+            }
             confirmLabel={isSelf ? "Leave organization" : "Remove member"}
             onConfirm={() => remove.mutate({ userId: member.userId })}
           />
@@ -71,7 +96,13 @@ export function MemberRow({ member, isSelf, canManage, canManageOwners, lastOwne
   );
 }
 
-export function InvitationRow({ invitation, canManage }: { invitation: { id: string; email: string; role: string; expiresAt: string }; canManage: boolean }) {
+export function InvitationRow({
+  invitation,
+  canManage,
+}: {
+  invitation: { id: string; email: string; role: string; expiresAt: string };
+  canManage: boolean;
+}) {
   const revoke = useAction(revokeInvitationAction);
   return (
     <tr>
@@ -114,7 +145,12 @@ export function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
         invite.formProps.onSubmit(e);
       }}
     >
-      <Field label="Email" name="email" {...inputRules(invitationCreateBody, "email")} error={invite.fieldError("email")} />
+      <Field
+        label="Email"
+        name="email"
+        {...inputRules(invitationCreateBody, "email")}
+        error={invite.fieldError("email")}
+      />
       <Select label="Role" name="role" defaultValue="member" error={invite.fieldError("role")}>
         <option value="member">member</option>
         <option value="admin">admin</option>

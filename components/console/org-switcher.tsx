@@ -6,12 +6,21 @@ import { switchOrganization } from "@/lib/console/actions/organizations";
 import { useAction } from "./form";
 
 /** Lists the user's organizations; choosing one switches the whole console to it. */
-export function OrgSwitcher({ current, organizations }: { current: string; organizations: { id: string; name: string; role: string }[] }) {
+export function OrgSwitcher({
+  current,
+  organizations,
+}: {
+  current: string;
+  organizations: { id: string; name: string; role: string }[];
+}) {
   const router = useRouter();
   const action = useAction(switchOrganization, { onSuccess: () => router.push("/") });
   return (
     <div className="space-y-1">
-      <label htmlFor="org-switcher" className="block text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
+      <label
+        htmlFor="org-switcher"
+        className="block text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400"
+      >
         Organization
       </label>
       <select

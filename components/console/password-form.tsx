@@ -21,10 +21,30 @@ export function PasswordForm({ hasPassword }: { hasPassword: boolean }) {
       }}
     >
       {hasPassword ? null : (
-        <p className="text-sm">No password is set: you sign in with email links. Set one to sign in with your email and a password too.</p>
+        <p className="text-sm">
+          No password is set: you sign in with email links. Set one to sign in with your email and a password too.
+        </p>
       )}
-      {hasPassword ? <Field label="Current password" name="currentPassword" {...inputRules(passwordChangeBody, "currentPassword")} required type="password" autoComplete="current-password" error={action.fieldError("currentPassword")} /> : null}
-      <Field label="New password" name="newPassword" {...inputRules(passwordChangeBody, "newPassword")} type="password" autoComplete="new-password" hint="At least 10 characters." error={action.fieldError("newPassword")} />
+      {hasPassword ? (
+        <Field
+          label="Current password"
+          name="currentPassword"
+          {...inputRules(passwordChangeBody, "currentPassword")}
+          required
+          type="password"
+          autoComplete="current-password"
+          error={action.fieldError("currentPassword")}
+        />
+      ) : null}
+      <Field
+        label="New password"
+        name="newPassword"
+        {...inputRules(passwordChangeBody, "newPassword")}
+        type="password"
+        autoComplete="new-password"
+        hint="At least 10 characters."
+        error={action.fieldError("newPassword")}
+      />
       <FormError failure={action.failure && !action.failure.param ? action.failure : null} />
       <div className="flex items-center gap-3">
         <Button pending={action.isPending}>Save password</Button>

@@ -35,13 +35,24 @@ const NAV: (NavItem & { needs: Permission | null })[] = [
 export function ConsoleShell({ ctx, children }: { ctx: ConsoleContext; children: ReactNode }) {
   return (
     <Providers>
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm"
+      >
         Skip to content
       </a>
       <div className="flex min-h-screen flex-col md:flex-row">
         <Sidebar brand={<p className="text-lg font-semibold tracking-tight">svc console</p>}>
-          <OrgSwitcher current={ctx.org.id} organizations={ctx.organizations.map((o) => ({ id: o.id, name: o.name, role: o.role }))} />
-          <Nav items={NAV.filter((item) => item.needs === null || ctx.can(item.needs)).map(({ href, label }) => ({ href, label }))} />
+          <OrgSwitcher
+            current={ctx.org.id}
+            organizations={ctx.organizations.map((o) => ({ id: o.id, name: o.name, role: o.role }))}
+          />
+          <Nav
+            items={NAV.filter((item) => item.needs === null || ctx.can(item.needs)).map(({ href, label }) => ({
+              href,
+              label,
+            }))}
+          />
           <div className="border-t border-zinc-200 pt-4 text-sm dark:border-zinc-800">
             <p className="truncate font-medium" title={ctx.user.email}>
               {ctx.user.name ?? ctx.user.email}

@@ -12,7 +12,15 @@ export function cx(...classes: (string | false | null | undefined)[]): string {
   return classes.filter(Boolean).join(" ");
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
       <div>
@@ -24,9 +32,24 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function Card({ title, actions, children, className }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  actions,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
-    <section className={cx("rounded-lg border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900", className)}>
+    <section
+      className={cx(
+        "rounded-lg border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900",
+        className,
+      )}
+    >
       {title || actions ? (
         <div className="mb-4 flex items-center justify-between gap-2">
           {title ? <h2 className="text-base font-semibold">{title}</h2> : <span />}
@@ -47,11 +70,20 @@ export function Card({ title, actions, children, className }: { title?: ReactNod
 export function Table({ head, children, caption }: { head: ReactNode[]; children: ReactNode; caption?: string }) {
   const scope = useId().replace(/[^a-zA-Z0-9_-]/g, "");
   const labels = head
-    .map((h, i) => (typeof h === "string" && h !== "" ? `[data-cards="${scope}"] td:nth-child(${i + 1})::before{content:${JSON.stringify(h).replace(/</g, "\\3c ")}}` : ""))
+    .map((h, i) =>
+      typeof h === "string" && h !== ""
+        ? `[data-cards="${scope}"] td:nth-child(${i + 1})::before{content:${JSON.stringify(h).replace(/</g, "\\3c ")}}`
+        : "",
+    )
     .join("");
   return (
     // Focusable, so a keyboard can scroll a table wider than the screen (axe: scrollable-region-focusable).
-    <div tabIndex={0} role="region" aria-label={caption ?? "Table"} className="overflow-x-auto rounded-lg border border-zinc-200 max-md:border-0 dark:border-zinc-800">
+    <div
+      tabIndex={0}
+      role="region"
+      aria-label={caption ?? "Table"}
+      className="overflow-x-auto rounded-lg border border-zinc-200 max-md:border-0 dark:border-zinc-800"
+    >
       {labels ? <style>{`@media (width < 48rem){${labels}}`}</style> : null}
       <table
         data-cards={scope}
@@ -61,7 +93,11 @@ export function Table({ head, children, caption }: { head: ReactNode[]; children
         <thead className="bg-zinc-50 max-md:sr-only dark:bg-zinc-900">
           <tr>
             {head.map((h, i) => (
-              <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-300">
+              <th
+                key={i}
+                scope="col"
+                className="px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-300"
+              >
                 {h}
               </th>
             ))}
@@ -81,11 +117,21 @@ export function Td({ children, className, colSpan }: { children?: ReactNode; cla
   );
 }
 
-export function EmptyState({ title, description, action }: { title: string; description?: ReactNode; action?: ReactNode }) {
+export function EmptyState({
+  title,
+  description,
+  action,
+}: {
+  title: string;
+  description?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="rounded-lg border border-dashed border-zinc-300 px-6 py-12 text-center dark:border-zinc-700">
       <p className="text-base font-medium">{title}</p>
-      {description ? <p className="mx-auto mt-1 max-w-md text-sm text-zinc-600 dark:text-zinc-400">{description}</p> : null}
+      {description ? (
+        <p className="mx-auto mt-1 max-w-md text-sm text-zinc-600 dark:text-zinc-400">{description}</p>
+      ) : null}
       {action ? <div className="mt-4">{action}</div> : null}
     </div>
   );
@@ -101,12 +147,18 @@ const TONES = {
 export type Tone = keyof typeof TONES;
 
 export function Badge({ tone = "gray", children }: { tone?: Tone; children: ReactNode }) {
-  return <span className={cx("inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium", TONES[tone])}>{children}</span>;
+  return (
+    <span className={cx("inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium", TONES[tone])}>
+      {children}
+    </span>
+  );
 }
 
 /** A status word with a colour that fits it (verified/delivered green, failed/bounced red, ...). */
 export function StatusBadge({ status }: { status: string }) {
-  const tone: Tone = /^(verified|delivered|active|succeeded|completed|received|sent|accepted|closed|success|ok)$/.test(status)
+  const tone: Tone = /^(verified|delivered|active|succeeded|completed|received|sent|accepted|closed|success|ok)$/.test(
+    status,
+  )
     ? "green"
     : /^(failed|bounced|complained|rejected|revoked|error|open|deleted|cancelled)$/.test(status)
       ? "red"
@@ -141,9 +193,14 @@ export function DeliveryStatusBadge({ status }: { status: DeliveryStatus }) {
 /** The page a role may not open: its heading (when `title` is given) and the notice. */
 export function NoAccess({ what, title }: { what: string; title?: string }) {
   const notice = (
-    <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-6 py-10 text-center dark:border-amber-800 dark:bg-amber-950">
+    <div
+      role="alert"
+      className="rounded-lg border border-amber-300 bg-amber-50 px-6 py-10 text-center dark:border-amber-800 dark:bg-amber-950"
+    >
       <p className="text-base font-semibold">You don&apos;t have access to {what}</p>
-      <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">Your role in this organization does not allow it. Ask an owner or admin.</p>
+      <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">
+        Your role in this organization does not allow it. Ask an owner or admin.
+      </p>
     </div>
   );
   return title ? (
@@ -158,7 +215,10 @@ export function NoAccess({ what, title }: { what: string; title?: string }) {
 
 export function ErrorNotice({ children }: { children: ReactNode }) {
   return (
-    <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+    <p
+      role="alert"
+      className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+    >
       {children}
     </p>
   );
@@ -192,7 +252,9 @@ export function Pager({ nextHref, firstHref }: { nextHref: string | null; firstH
 }
 
 export function Mono({ children }: { children: ReactNode }) {
-  return <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-xs break-all dark:bg-zinc-800">{children}</code>;
+  return (
+    <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-xs break-all dark:bg-zinc-800">{children}</code>
+  );
 }
 
 /** A definition list of label/value pairs (detail pages). */
@@ -214,7 +276,19 @@ export function Details({ items }: { items: [string, ReactNode][] }) {
  * ("7 of 10 recipients"). Green below 80%, amber from 80%, red when `over` (the limit is reached).
  * A limit of 0 shows as a full bar.
  */
-export function UsageBar({ label, used, limit, unit, over }: { label: string; used: number; limit: number; unit: string; over?: boolean }) {
+export function UsageBar({
+  label,
+  used,
+  limit,
+  unit,
+  over,
+}: {
+  label: string;
+  used: number;
+  limit: number;
+  unit: string;
+  over?: boolean;
+}) {
   const id = useId();
   const ratio = limit > 0 ? used / limit : 1;
   const fill = over || ratio >= 1 ? "red" : ratio >= 0.8 ? "amber" : "green";

@@ -13,10 +13,17 @@ const METHOD_TONES: Record<string, string> = {
 };
 
 const MUTED = "text-zinc-600 dark:text-zinc-400";
-const CODE = "max-w-full overflow-x-auto rounded-md bg-zinc-100 p-3 font-mono text-xs leading-relaxed text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100";
+const CODE =
+  "max-w-full overflow-x-auto rounded-md bg-zinc-100 p-3 font-mono text-xs leading-relaxed text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100";
 
 function Method({ method }: { method: string }) {
-  return <span className={`inline-block w-16 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold ${METHOD_TONES[method] ?? ""}`}>{method}</span>;
+  return (
+    <span
+      className={`inline-block w-16 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold ${METHOD_TONES[method] ?? ""}`}
+    >
+      {method}
+    </span>
+  );
 }
 
 /** The header every reference page shares: title, version, the document, base URL, authentication, errors. */
@@ -34,7 +41,9 @@ function Intro({ reference, count }: { reference: Reference; count: number }) {
       <Markdown text={info.description} className="max-w-3xl text-zinc-800 dark:text-zinc-200" />
       <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="font-medium">Base URL</dt>
-        <dd className="min-w-0 font-mono break-all">{server || "the origin serving this page (http://localhost:3000 by default)"}</dd>
+        <dd className="min-w-0 font-mono break-all">
+          {server || "the origin serving this page (http://localhost:3000 by default)"}
+        </dd>
         <dt className="font-medium">Authentication</dt>
         <dd className="min-w-0">
           <code className="font-mono">Authorization: Bearer &lt;API key&gt;</code>
@@ -42,7 +51,8 @@ function Intro({ reference, count }: { reference: Reference; count: number }) {
         </dd>
         <dt className="font-medium">Errors</dt>
         <dd className="min-w-0">
-          <code className="font-mono break-words">{'{"error": {"type", "code", "message", "param"}}'}</code> with the HTTP status; each operation lists its codes.
+          <code className="font-mono break-words">{'{"error": {"type", "code", "message", "param"}}'}</code> with the
+          HTTP status; each operation lists its codes.
         </dd>
       </dl>
     </header>
@@ -57,7 +67,11 @@ function Resources({ reference, current }: { reference: Reference; current?: str
       <ul className="mt-2 grid grid-cols-2 gap-x-4 gap-y-1 text-sm sm:grid-cols-3">
         {reference.groups.map((g) => (
           <li key={g.tag}>
-            <a className={g.slug === current ? "font-semibold" : "link"} href={`/docs/api/${g.slug}`} aria-current={g.slug === current ? "page" : undefined}>
+            <a
+              className={g.slug === current ? "font-semibold" : "link"}
+              href={`/docs/api/${g.slug}`}
+              aria-current={g.slug === current ? "page" : undefined}
+            >
               {g.tag}
             </a>{" "}
             <span className={MUTED}>({g.operations.length})</span>
@@ -81,7 +95,10 @@ export function ApiReferenceIndex({ reference }: { reference: Reference }) {
       <Resources reference={reference} />
       {reference.groups.map((g) => (
         <section key={g.tag} aria-labelledby={`${g.slug}-heading`} className="space-y-3">
-          <h2 id={`${g.slug}-heading`} className="border-b border-zinc-200 pb-2 text-xl font-semibold dark:border-zinc-800">
+          <h2
+            id={`${g.slug}-heading`}
+            className="border-b border-zinc-200 pb-2 text-xl font-semibold dark:border-zinc-800"
+          >
             <a className="hover:underline" href={`/docs/api/${g.slug}`}>
               {g.tag}
             </a>
@@ -143,17 +160,30 @@ export function ApiReferenceGroup({ reference, slug }: { reference: Reference; s
 
 function Operation({ op }: { op: OperationView }) {
   return (
-    <article id={op.id} aria-labelledby={`${op.id}-heading`} className="scroll-mt-4 rounded-lg border border-zinc-200 dark:border-zinc-800">
-      <h2 id={`${op.id}-heading`} className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-3 py-2.5 dark:border-zinc-800">
+    <article
+      id={op.id}
+      aria-labelledby={`${op.id}-heading`}
+      className="scroll-mt-4 rounded-lg border border-zinc-200 dark:border-zinc-800"
+    >
+      <h2
+        id={`${op.id}-heading`}
+        className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-3 py-2.5 dark:border-zinc-800"
+      >
         <Method method={op.method} />
         <code className="min-w-0 font-mono text-sm font-normal break-all">{op.path}</code>
         <span className="text-sm font-semibold">{op.summary}</span>
-        {op.status !== "live" ? <span className="rounded bg-zinc-100 px-1.5 text-xs font-normal text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">{op.status.replace(/_/g, " ")}</span> : null}
+        {op.status !== "live" ? (
+          <span className="rounded bg-zinc-100 px-1.5 text-xs font-normal text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">
+            {op.status.replace(/_/g, " ")}
+          </span>
+        ) : null}
       </h2>
       <div className="min-w-0 space-y-5 px-3 py-4 text-sm">
         {op.description ? <Markdown text={op.description} className="text-zinc-800 dark:text-zinc-200" /> : null}
         <p className={MUTED}>
-          {op.scope === "public" ? "No API key needed." : (
+          {op.scope === "public" ? (
+            "No API key needed."
+          ) : (
             <>
               Needs the scope <code className="font-mono text-zinc-900 dark:text-zinc-100">{op.scope}</code>.
             </>
@@ -167,7 +197,9 @@ function Operation({ op }: { op: OperationView }) {
               {op.parameters.map((p) => (
                 <li key={`${p.in}-${p.name}`} className="py-2">
                   <FieldHead name={p.name} type={p.type} required={p.required} where={p.in} />
-                  {p.description ? <Markdown text={p.description} className="mt-1 text-zinc-800 dark:text-zinc-200" /> : null}
+                  {p.description ? (
+                    <Markdown text={p.description} className="mt-1 text-zinc-800 dark:text-zinc-200" />
+                  ) : null}
                   <Constraints items={p.constraints} />
                 </li>
               ))}
@@ -178,22 +210,36 @@ function Operation({ op }: { op: OperationView }) {
         {op.request ? (
           <Block title="Request body (JSON)">
             <Fields rows={op.request.fields} />
-            <h4 className="mt-3 text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">Example request{op.request.exampleFromContract ? "" : " (required fields)"}</h4>
-            <pre tabIndex={0} className={CODE}>{JSON.stringify(op.request.example, null, 2)}</pre>
+            <h4 className="mt-3 text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">
+              Example request{op.request.exampleFromContract ? "" : " (required fields)"}
+            </h4>
+            <pre tabIndex={0} className={CODE}>
+              {JSON.stringify(op.request.example, null, 2)}
+            </pre>
           </Block>
         ) : null}
 
         <Block title="curl">
-          <pre tabIndex={0} className={CODE}>{op.curl}</pre>
+          <pre tabIndex={0} className={CODE}>
+            {op.curl}
+          </pre>
         </Block>
 
         {op.success ? (
           <Block title={`Response ${op.success.status}`}>
-            {op.success.fields.length > 0 ? <Fields rows={op.success.fields} /> : <p className={MUTED}>No JSON body.</p>}
+            {op.success.fields.length > 0 ? (
+              <Fields rows={op.success.fields} />
+            ) : (
+              <p className={MUTED}>No JSON body.</p>
+            )}
             {op.success.example !== undefined ? (
               <details className="mt-3">
-                <summary className="cursor-pointer text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">Example response</summary>
-                <pre tabIndex={0} className={`mt-2 max-h-96 ${CODE}`}>{JSON.stringify(op.success.example, null, 2)}</pre>
+                <summary className="cursor-pointer text-xs font-semibold tracking-wide text-zinc-700 uppercase dark:text-zinc-300">
+                  Example response
+                </summary>
+                <pre tabIndex={0} className={`mt-2 max-h-96 ${CODE}`}>
+                  {JSON.stringify(op.success.example, null, 2)}
+                </pre>
               </details>
             ) : null}
           </Block>
@@ -231,7 +277,11 @@ function FieldHead({ name, type, required, where }: { name: string; type: string
       <code className="font-mono font-semibold break-all text-zinc-900 dark:text-zinc-100">{name}</code>
       <span className="font-mono text-xs break-words text-zinc-700 dark:text-zinc-300">{type}</span>
       {where ? <span className={`text-xs ${MUTED}`}>in {where}</span> : null}
-      {required ? <span className="text-xs font-medium text-red-800 dark:text-red-300">required</span> : <span className={`text-xs ${MUTED}`}>optional</span>}
+      {required ? (
+        <span className="text-xs font-medium text-red-800 dark:text-red-300">required</span>
+      ) : (
+        <span className={`text-xs ${MUTED}`}>optional</span>
+      )}
     </p>
   );
 }

@@ -29,7 +29,10 @@ export function inline(text: string): ReactNode[] {
     if (at > last) out.push(text.slice(last, at));
     if (m[1] !== undefined) {
       out.push(
-        <code key={n++} className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] break-words text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
+        <code
+          key={n++}
+          className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] break-words text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
+        >
           {m[1]}
         </code>,
       );

@@ -48,7 +48,10 @@ export const audienceMembers = pgTable(
     createdAt: createdAt(),
     updatedAt: createdAt(),
   },
-  (t) => [uniqueIndex("audience_members_audience_email_key").on(t.audienceId, t.email), index("audience_members_contact_idx").on(t.contactId).where(sql`${t.contactId} is not null`)],
+  (t) => [
+    uniqueIndex("audience_members_audience_email_key").on(t.audienceId, t.email),
+    index("audience_members_contact_idx").on(t.contactId).where(sql`${t.contactId} is not null`),
+  ],
 );
 
 /**

@@ -24,7 +24,10 @@ export const authAccounts = pgTable(
     id_token: text(),
     session_state: text(),
   },
-  (t) => [primaryKey({ name: "auth_accounts_pkey", columns: [t.provider, t.providerAccountId] }), index("auth_accounts_user_idx").on(t.userId)],
+  (t) => [
+    primaryKey({ name: "auth_accounts_pkey", columns: [t.provider, t.providerAccountId] }),
+    index("auth_accounts_user_idx").on(t.userId),
+  ],
 );
 
 export const authSessions = pgTable("auth_sessions", {

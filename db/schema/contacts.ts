@@ -26,9 +26,7 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex("contacts_org_alias_key").on(t.orgId, t.alias),
-    uniqueIndex("contacts_org_self_key")
-      .on(t.orgId)
-      .where(sql`${t.kind} = 'self'`),
+    uniqueIndex("contacts_org_self_key").on(t.orgId).where(sql`${t.kind} = 'self'`),
     index("contacts_org_created_idx").on(t.orgId, t.createdAt, t.id),
   ],
 );
@@ -57,9 +55,7 @@ export const contactHandles = pgTable(
   },
   (t) => [
     uniqueIndex("contact_handles_org_channel_value_key").on(t.orgId, t.channel, t.value),
-    uniqueIndex("contact_handles_primary_key")
-      .on(t.contactId, t.channel)
-      .where(sql`${t.isPrimary}`),
+    uniqueIndex("contact_handles_primary_key").on(t.contactId, t.channel).where(sql`${t.isPrimary}`),
     index("contact_handles_contact_idx").on(t.contactId, t.createdAt),
   ],
 );

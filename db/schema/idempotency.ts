@@ -19,5 +19,8 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
     completedAt: tstz(),
   },
-  (t) => [primaryKey({ name: "idempotency_keys_pkey", columns: [t.orgId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+  (t) => [
+    primaryKey({ name: "idempotency_keys_pkey", columns: [t.orgId, t.key] }),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
 );

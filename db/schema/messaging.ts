@@ -28,7 +28,10 @@ export const inboxes = pgTable(
     createdAt: createdAt(),
     updatedAt: tstz().notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("inboxes_address_key").on(t.address), index("inboxes_org_created_idx").on(t.orgId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex("inboxes_address_key").on(t.address),
+    index("inboxes_org_created_idx").on(t.orgId, t.createdAt, t.id),
+  ],
 );
 
 /** A conversation within one inbox, maintained automatically from Message-ID headers. */
@@ -45,7 +48,10 @@ export const threads = pgTable(
     lastMessageAt: tstz().notNull().defaultNow(),
     createdAt: createdAt(),
   },
-  (t) => [index("threads_inbox_activity_idx").on(t.inboxId, t.lastMessageAt, t.id), index("threads_org_activity_idx").on(t.orgId, t.lastMessageAt, t.id)],
+  (t) => [
+    index("threads_inbox_activity_idx").on(t.inboxId, t.lastMessageAt, t.id),
+    index("threads_org_activity_idx").on(t.orgId, t.lastMessageAt, t.id),
+  ],
 );
 
 export const MESSAGE_STATUSES = ["received", "sent", "scheduled", "failed", "queued", "canceled"] as const;
@@ -93,9 +99,7 @@ export const messages = pgTable(
     scheduledAt: tstz(),
     sentAt: tstz(),
     /** Derived, never written: see lib/messages/delivery-status.ts. */
-    deliveryStatus: text({ enum: DELIVERY_STATUSES })
-      .notNull()
-      .generatedAlwaysAs(sql.raw(DELIVERY_STATUS_SQL)),
+    deliveryStatus: text({ enum: DELIVERY_STATUSES }).notNull().generatedAlwaysAs(sql.raw(DELIVERY_STATUS_SQL)),
     receivedAt: tstz().notNull().defaultNow(),
     createdAt: createdAt(),
   },
@@ -111,12 +115,8 @@ export const messages = pgTable(
       .where(sql`${t.idempotencyKey} is not null and ${t.direction} = 'outbound'`),
     index("messages_org_delivery_status_idx").on(t.orgId, t.deliveryStatus, t.createdAt, t.id),
     // Agent reputation: an agent's sends of the last 24 hours.
-    index("messages_agent_created_idx")
-      .on(t.agentId, t.createdAt)
-      .where(sql`${t.agentId} is not null`),
-    index("messages_broadcast_idx")
-      .on(t.broadcastId, t.status)
-      .where(sql`${t.broadcastId} is not null`),
+    index("messages_agent_created_idx").on(t.agentId, t.createdAt).where(sql`${t.agentId} is not null`),
+    index("messages_broadcast_idx").on(t.broadcastId, t.status).where(sql`${t.broadcastId} is not null`),
   ],
 );
 
@@ -175,4 +175,3 @@ export const suppressions = pgTable(
   },
   (t) => [primaryKey({ name: "suppressions_pkey", columns: [t.orgId, t.address] })],
 );
-

@@ -45,5 +45,8 @@ export const memberships = pgTable(
     role: text({ enum: ROLES }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ name: "memberships_pkey", columns: [t.orgId, t.userId] }), index("memberships_user_idx").on(t.userId)],
+  (t) => [
+    primaryKey({ name: "memberships_pkey", columns: [t.orgId, t.userId] }),
+    index("memberships_user_idx").on(t.userId),
+  ],
 );

@@ -38,9 +38,7 @@ export const outbox = pgTable(
     doneAt: tstz(),
   },
   (t) => [
-    index("outbox_pending_idx")
-      .on(t.leaseUntil, t.createdAt)
-      .where(sql`${t.status} = 'pending'`),
+    index("outbox_pending_idx").on(t.leaseUntil, t.createdAt).where(sql`${t.status} = 'pending'`),
     index("outbox_subject_idx").on(t.subjectId),
   ],
 );

@@ -25,7 +25,10 @@ export const templates = pgTable(
     updatedAt: createdAt(),
     archivedAt: tstz(),
   },
-  (t) => [uniqueIndex("templates_org_slug_key").on(t.orgId, t.slug), index("templates_org_created_idx").on(t.orgId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex("templates_org_slug_key").on(t.orgId, t.slug),
+    index("templates_org_created_idx").on(t.orgId, t.createdAt, t.id),
+  ],
 );
 
 /**

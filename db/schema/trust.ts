@@ -40,6 +40,8 @@ export const signingKeys = pgTable(
     index("signing_keys_agent_idx").on(t.agentId),
     index("signing_keys_org_idx").on(t.orgId),
     // At most one active service key: concurrent first uses agree on one.
-    uniqueIndex("signing_keys_one_active_service_key").on(t.purpose).where(sql`purpose = 'service' and status = 'active'`),
+    uniqueIndex("signing_keys_one_active_service_key")
+      .on(t.purpose)
+      .where(sql`purpose = 'service' and status = 'active'`),
   ],
 );

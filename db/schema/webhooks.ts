@@ -12,7 +12,9 @@ export const webhooks = pgTable(
     url: text().notNull(),
     events: text().array().notNull(),
     label: text(),
-    status: text({ enum: ["active", "paused"] }).notNull().default("active"),
+    status: text({ enum: ["active", "paused"] })
+      .notNull()
+      .default("active"),
     /** `whsec_<base64>` (Standard Webhooks). The previous one signs too until it expires. */
     secret: text().notNull(),
     previousSecret: text(),
@@ -70,7 +72,10 @@ export const webhookDeliveries = pgTable(
     replay: boolean().notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt, t.id), index("webhook_deliveries_event_idx").on(t.webhookId, t.eventId)],
+  (t) => [
+    index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt, t.id),
+    index("webhook_deliveries_event_idx").on(t.webhookId, t.eventId),
+  ],
 );
 
 /**
@@ -94,5 +99,8 @@ export const webhookQueue = pgTable(
     deliveryId: uuid(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("webhook_queue_event_key").on(t.webhookId, t.eventId), index("webhook_queue_due_idx").on(t.dueAt)],
+  (t) => [
+    uniqueIndex("webhook_queue_event_key").on(t.webhookId, t.eventId),
+    index("webhook_queue_due_idx").on(t.dueAt),
+  ],
 );

@@ -140,19 +140,13 @@ export const wfRuns = pgTable(
   (t) => [
     index("wf_runs_due_idx").on(t.status, t.dueAt),
     // Only runs that can come due; finished runs (the bulk of the table) stay out of it.
-    index("wf_runs_pending_due_idx")
-      .on(t.dueAt)
-      .where(sql`${t.status} in ('queued', 'sleeping', 'waiting')`),
+    index("wf_runs_pending_due_idx").on(t.dueAt).where(sql`${t.status} in ('queued', 'sleeping', 'waiting')`),
     index("wf_runs_function_idx").on(t.functionId, t.status),
     index("wf_runs_created_idx").on(t.createdAt, t.id),
     index("wf_runs_waiting_idx").on(t.status, t.functionId),
     uniqueIndex("wf_runs_idempotency_key").on(t.functionId, t.idempotencyKey),
-    index("wf_runs_waits_idx")
-      .on(t.functionId)
-      .where(sql`${t.waits} is not null`),
-    index("wf_runs_rate_idx")
-      .on(t.functionId, t.rateKey, t.createdAt)
-      .where(sql`${t.rateKey} is not null`),
+    index("wf_runs_waits_idx").on(t.functionId).where(sql`${t.waits} is not null`),
+    index("wf_runs_rate_idx").on(t.functionId, t.rateKey, t.createdAt).where(sql`${t.rateKey} is not null`),
     index("wf_runs_gather_idx")
       .on(t.functionId, t.gatherKey)
       .where(sql`${t.gatherKey} is not null and ${t.startedAt} is null`),

@@ -6,7 +6,6 @@ import { isoDate } from "@/lib/core/schemas";
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 
-
 const organizationSchema = z.object({
   id: z.string().nullable(),
   name: z.string(),
@@ -61,7 +60,8 @@ export const getWhoami = defineContract({
   access: "key",
   tag: "Account",
   summary: "Who am I",
-  description: "Introspects the calling key: its user, organization, scopes, limits and usage. Works for any valid key regardless of scopes.",
+  description:
+    "Introspects the calling key: its user, organization, scopes, limits and usage. Works for any valid key regardless of scopes.",
   response: whoamiSchema,
 });
 

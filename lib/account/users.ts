@@ -37,7 +37,12 @@ export async function registerUser(db: DbOrTx, input: z.infer<typeof signUpBody>
     .values({ email, name: input.name || null, passwordHash })
     .onConflictDoNothing()
     .returning({ id: users.id, email: users.email, name: users.name });
-  if (!row) throw new ApiError("conflict", "An account with this email already exists; sign in instead (an email link works if it has no password).", "email");
+  if (!row)
+    throw new ApiError(
+      "conflict",
+      "An account with this email already exists; sign in instead (an email link works if it has no password).",
+      "email",
+    );
   return row;
 }
 
@@ -75,17 +80,27 @@ export async function hasPassword(db: DbOrTx, userId: string): Promise<boolean> 
  * Sets the signed-in user's password. Changing an existing one needs the current one; setting the
  * first one (email-link users, or after an unproven password was cleared) needs only the session.
  */
-export async function setPassword(db: DbOrTx, userId: string, input: z.infer<typeof passwordChangeBody>): Promise<null> {
+export async function setPassword(
+  db: DbOrTx,
+  userId: string,
+  input: z.infer<typeof passwordChangeBody>,
+): Promise<null> {
   const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
   if (!row) throw notPermitted("No such user.");
   if (row.hash && !(input.currentPassword && (await verifyPassword(row.hash, input.currentPassword)))) {
     throw invalidRequest("The current password is not right.", "currentPassword");
   }
-  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
+  await db
+    .update(users)
+    .set({ passwordHash: await hashPassword(input.newPassword) })
+    .where(eq(users.id, userId));
   return null;
 }
 
 export async function getUser(db: DbOrTx, userId: string): Promise<ConsoleUser | null> {
-  const [row] = await db.select({ id: users.id, email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
+  const [row] = await db
+    .select({ id: users.id, email: users.email, name: users.name })
+    .from(users)
+    .where(eq(users.id, userId));
   return row ?? null;
 }

@@ -17,7 +17,11 @@ function currentPeriod(now: Date): { start: string; end: string } {
   if (lastPeriod && t >= lastPeriod.from && t < lastPeriod.until) return lastPeriod.period;
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  lastPeriod = { from: start.getTime(), until: end.getTime(), period: { start: start.toISOString(), end: end.toISOString() } };
+  lastPeriod = {
+    from: start.getTime(),
+    until: end.getTime(),
+    period: { start: start.toISOString(), end: end.toISOString() },
+  };
   return lastPeriod.period;
 }
 
@@ -40,7 +44,11 @@ function figuresCache(): FiguresCache {
 
 async function readFigures(db: DbOrTx, principal: Principal) {
   const [row] = await db
-    .select({ organizations: organizationsOfUserJson(principal.userId), activeApiKeys: activeApiKeyCount(principal.orgId), ...storageSums(principal.orgId) })
+    .select({
+      organizations: organizationsOfUserJson(principal.userId),
+      activeApiKeys: activeApiKeyCount(principal.orgId),
+      ...storageSums(principal.orgId),
+    })
     .from(organizationsTable)
     .where(eq(organizationsTable.id, principal.orgId));
   return row;
@@ -98,7 +106,13 @@ export async function whoami(db: DbOrTx, principal: Principal, now: Date = new D
       scanner: stored.scanner,
     },
     organization: { id: principal.orgId, role: current?.role ?? null },
-    organizations: organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug, vanitySlug: o.vanitySlug, role: o.role })),
+    organizations: organizations.map((o) => ({
+      id: o.id,
+      name: o.name,
+      slug: o.slug,
+      vanitySlug: o.vanitySlug,
+      role: o.role,
+    })),
     letters: { printMode: "test" },
   };
 }

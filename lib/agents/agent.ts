@@ -22,7 +22,12 @@ export function agentUuid(ref: string): string | null {
 }
 
 /** The organization's agent named by `ref` (`agt_` id or UUID); 404 naming `param` otherwise. */
-export async function findAgent(db: DbOrTx, orgId: string, ref: string, opts: { lock?: boolean; param?: string } = {}): Promise<AgentRow> {
+export async function findAgent(
+  db: DbOrTx,
+  orgId: string,
+  ref: string,
+  opts: { lock?: boolean; param?: string } = {},
+): Promise<AgentRow> {
   const id = agentUuid(ref);
   if (!id) throw notFound("agent", opts.param ?? "agentId");
   const q = db
@@ -54,7 +59,11 @@ async function keysOf(db: DbOrTx, publicIds: string[]): Promise<Map<string, Sign
 async function bindingsOf(db: DbOrTx, ids: string[]): Promise<Map<string, BindingRow[]>> {
   const out = new Map<string, BindingRow[]>();
   if (ids.length === 0) return out;
-  const rows = await db.select().from(agentBindings).where(inArray(agentBindings.agentId, ids)).orderBy(asc(agentBindings.createdAt));
+  const rows = await db
+    .select()
+    .from(agentBindings)
+    .where(inArray(agentBindings.agentId, ids))
+    .orderBy(asc(agentBindings.createdAt));
   for (const r of rows) out.set(r.agentId, [...(out.get(r.agentId) ?? []), r]);
   return out;
 }
@@ -101,11 +110,21 @@ export async function presentOne(db: DbOrTx, row: AgentRow) {
  * The agent a send is made as: the one the sending API key is bound to, else the one the inbox
  * is bound to, else null.
  */
-export async function agentOfSend(db: DbOrTx, orgId: string, apiKeyId: string | null, inboxId: string): Promise<AgentRow | null> {
+export async function agentOfSend(
+  db: DbOrTx,
+  orgId: string,
+  apiKeyId: string | null,
+  inboxId: string,
+): Promise<AgentRow | null> {
   const rows = await db
     .select({ agent: agents, apiKeyId: agentBindings.apiKeyId })
     .from(agentBindings)
     .innerJoin(agents, eq(agents.id, agentBindings.agentId))
-    .where(and(eq(agentBindings.orgId, orgId), or(eq(agentBindings.inboxId, inboxId), apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined)));
+    .where(
+      and(
+        eq(agentBindings.orgId, orgId),
+        or(eq(agentBindings.inboxId, inboxId), apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined),
+      ),
+    );
   return (rows.find((r) => r.apiKeyId !== null) ?? rows[0])?.agent ?? null;
 }

@@ -6,7 +6,12 @@ import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import { ApiError, notFound } from "@/lib/core/errors";
 import { agentPublicId, findAgent } from "./agent";
 
-export async function bindAgent(db: DbOrTx, principal: Principal, ref: string, input: { apiKeyId?: string | null; inboxId?: string | null; unbind: boolean }) {
+export async function bindAgent(
+  db: DbOrTx,
+  principal: Principal,
+  ref: string,
+  input: { apiKeyId?: string | null; inboxId?: string | null; unbind: boolean },
+) {
   return db.transaction(async (tx) => {
     const agent = await findAgent(tx, principal.orgId, ref, { lock: true });
     const apiKeyId = input.apiKeyId ?? null;
@@ -27,30 +32,55 @@ export async function bindAgent(db: DbOrTx, principal: Principal, ref: string, i
     }
     const publicId = agentPublicId(agent.id);
     if (input.unbind) {
-      const targets = [apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined, inboxId ? eq(agentBindings.inboxId, inboxId) : undefined].filter((c): c is SQL => c !== undefined);
+      const targets = [
+        apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined,
+        inboxId ? eq(agentBindings.inboxId, inboxId) : undefined,
+      ].filter((c): c is SQL => c !== undefined);
       const removed = await tx
         .delete(agentBindings)
         .where(and(eq(agentBindings.agentId, agent.id), or(...targets)))
         .returning({ id: agentBindings.id });
       if (removed.length === 0) noAuditNeeded("nothing named was bound to this agent");
-      else await recordAudit(tx, principal, { orgId: principal.orgId, action: "agent.unbound", resourceType: "agent", resourceId: agent.id, metadata: { agentId: publicId, apiKeyId, inboxId } });
+      else
+        await recordAudit(tx, principal, {
+          orgId: principal.orgId,
+          action: "agent.unbound",
+          resourceType: "agent",
+          resourceId: agent.id,
+          metadata: { agentId: publicId, apiKeyId, inboxId },
+        });
       return { agentId: publicId, bound: false, apiKeyId, inboxId };
     }
-    if (agent.status === "revoked") throw new ApiError("conflict", "The agent is revoked; nothing can be bound to it.", "agentId");
+    if (agent.status === "revoked")
+      throw new ApiError("conflict", "The agent is revoked; nothing can be bound to it.", "agentId");
     if (apiKeyId) {
       await tx
         .insert(agentBindings)
         .values({ orgId: principal.orgId, agentId: agent.id, apiKeyId })
-        .onConflictDoUpdate({ target: agentBindings.apiKeyId, targetWhere: sql`${agentBindings.apiKeyId} is not null`, set: { agentId: agent.id, createdAt: new Date() } });
+        .onConflictDoUpdate({
+          target: agentBindings.apiKeyId,
+          targetWhere: sql`${agentBindings.apiKeyId} is not null`,
+          set: { agentId: agent.id, createdAt: new Date() },
+        });
     }
     if (inboxId) {
       await tx
         .insert(agentBindings)
         .values({ orgId: principal.orgId, agentId: agent.id, inboxId })
-        .onConflictDoUpdate({ target: agentBindings.inboxId, targetWhere: sql`${agentBindings.inboxId} is not null`, set: { agentId: agent.id, createdAt: new Date() } });
+        .onConflictDoUpdate({
+          target: agentBindings.inboxId,
+          targetWhere: sql`${agentBindings.inboxId} is not null`,
+          set: { agentId: agent.id, createdAt: new Date() },
+        });
     }
     await tx.update(agents).set({ updatedAt: new Date() }).where(eq(agents.id, agent.id));
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "agent.bound", resourceType: "agent", resourceId: agent.id, metadata: { agentId: publicId, apiKeyId, inboxId } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "agent.bound",
+      resourceType: "agent",
+      resourceId: agent.id,
+      metadata: { agentId: publicId, apiKeyId, inboxId },
+    });
     return { agentId: publicId, bound: true, apiKeyId, inboxId };
   });
 }

@@ -21,7 +21,11 @@ export const agentKeySchema = z.object({
   crv: z.literal("Ed25519"),
   alg: z.literal("EdDSA"),
   x: z.string(),
-  status: z.enum(["active", "retired", "revoked"]).describe("`active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published."),
+  status: z
+    .enum(["active", "retired", "revoked"])
+    .describe(
+      "`active` keys sign and are published in the JWKS; a revoked agent's key is `revoked` and no longer published.",
+    ),
   createdAt: isoDate,
 });
 
@@ -31,7 +35,11 @@ export const agentSchema = z.object({
   agentId: z.string().describe("The passport's public id, `agt_…`: the `sub` of its provenance tokens."),
   display: z.string(),
   description: z.string().nullable(),
-  status: z.enum(["active", "suspended", "revoked"]).describe("Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned."),
+  status: z
+    .enum(["active", "suspended", "revoked"])
+    .describe(
+      "Only an `active` agent signs. Sends through a key or inbox bound to a suspended or revoked agent are refused (403 `not_permitted`), never sent unsigned.",
+    ),
   keys: z.array(agentKeySchema),
   bindings: z.object({ apiKeyIds: z.array(z.uuid()), inboxIds: z.array(z.uuid()) }),
   createdAt: isoDate,
@@ -61,7 +69,8 @@ export const createAgent = defineContract({
   access: "agents:write",
   tag,
   summary: "Create an agent passport",
-  description: "Makes the passport and its Ed25519 signing key (kept encrypted at rest; the public half is published in `GET /v1/agents/jwks` at once).",
+  description:
+    "Makes the passport and its Ed25519 signing key (kept encrypted at rest; the public half is published in `GET /v1/agents/jwks` at once).",
   body: z.strictObject({ display, description: description.nullable().optional() }),
   example: { display: "Support triage agent", description: "Answers first-line support mail." },
   response: one,
@@ -89,7 +98,11 @@ export const updateAgent = defineContract({
   description:
     "Changes `display`, `description` or `status`: `active` ↔ `suspended`, or `revoked` (as DELETE does). A revoked passport is final: any change to it is a 409.",
   params,
-  body: z.strictObject({ display: display.optional(), description: description.nullable().optional(), status: z.enum(["active", "suspended", "revoked"]).optional() }),
+  body: z.strictObject({
+    display: display.optional(),
+    description: description.nullable().optional(),
+    status: z.enum(["active", "suspended", "revoked"]).optional(),
+  }),
   example: { status: "suspended" },
   errors: ["conflict"],
   response: one,
@@ -124,13 +137,28 @@ export const bindAgent = defineContract({
       inboxId: z.uuid().nullable().optional(),
       unbind: z.boolean().default(false),
     })
-    .refine((b) => Boolean(b.apiKeyId || b.inboxId), { message: "Give an apiKeyId, an inboxId or both.", path: ["apiKeyId"] }),
+    .refine((b) => Boolean(b.apiKeyId || b.inboxId), {
+      message: "Give an apiKeyId, an inboxId or both.",
+      path: ["apiKeyId"],
+    }),
   example: { apiKeyId: "00000000-0000-0000-0000-000000000000" },
   errors: ["conflict"],
-  response: z.object({ agentId: z.string(), bound: z.boolean(), apiKeyId: z.uuid().nullable(), inboxId: z.uuid().nullable() }),
+  response: z.object({
+    agentId: z.string(),
+    bound: z.boolean(),
+    apiKeyId: z.uuid().nullable(),
+    inboxId: z.uuid().nullable(),
+  }),
 });
 
-export const jwksKeySchema = z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), alg: z.literal("EdDSA"), kid: z.string(), x: z.string(), use: z.literal("sig") });
+export const jwksKeySchema = z.object({
+  kty: z.literal("OKP"),
+  crv: z.literal("Ed25519"),
+  alg: z.literal("EdDSA"),
+  kid: z.string(),
+  x: z.string(),
+  use: z.literal("sig"),
+});
 
 export const getAgentsJwks = defineContract({
   id: "getAgentsJwks",
@@ -148,7 +176,12 @@ const deliveredContentSchema = z.strictObject({
   subject: z.string().nullable(),
   text: z.string().nullable(),
   html: z.string().nullable(),
-  attachments: z.array(z.strictObject({ filename: z.string(), contentType: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).max(100).optional(),
+  attachments: z
+    .array(
+      z.strictObject({ filename: z.string(), contentType: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+    )
+    .max(100)
+    .optional(),
 });
 
 export const verifyAgentSignature = defineContract({
@@ -167,11 +200,18 @@ export const verifyAgentSignature = defineContract({
       content: deliveredContentSchema.optional(),
       artifact: z.record(z.string(), z.unknown()).optional(),
     })
-    .refine((b) => [b.provenance, b.artifact, b.provenance ? undefined : b.message].filter((x) => x !== undefined).length === 1, {
-      message: "Give exactly one of provenance, message or artifact.",
-      path: ["provenance"],
-    })
-    .refine((b) => !(b.content && (b.artifact || b.message)), { message: "content goes with provenance only.", path: ["content"] }),
+    .refine(
+      (b) =>
+        [b.provenance, b.artifact, b.provenance ? undefined : b.message].filter((x) => x !== undefined).length === 1,
+      {
+        message: "Give exactly one of provenance, message or artifact.",
+        path: ["provenance"],
+      },
+    )
+    .refine((b) => !(b.content && (b.artifact || b.message)), {
+      message: "content goes with provenance only.",
+      path: ["content"],
+    }),
   example: { provenance: "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfeCJ9.c2ln" },
   idempotent: false,
   maxBodyBytes: 12_000_000,
@@ -179,7 +219,17 @@ export const verifyAgentSignature = defineContract({
     valid: z.boolean(),
     type: z.enum(["provenance", "artifact"]),
     reason: z
-      .enum(["malformed", "unsigned", "unknown_key", "bad_signature", "wrong_issuer", "wrong_agent", "body_mismatch", "key_revoked", "no_provenance"])
+      .enum([
+        "malformed",
+        "unsigned",
+        "unknown_key",
+        "bad_signature",
+        "wrong_issuer",
+        "wrong_agent",
+        "body_mismatch",
+        "key_revoked",
+        "no_provenance",
+      ])
       .nullable()
       .describe("Why `valid` is false; null when it is true."),
     kid: z.string().nullable(),
@@ -194,7 +244,16 @@ export const verifyAgentSignature = defineContract({
       .nullable()
       .describe("The key's owner, when the key is one of this deployment's (whatever the verdict)."),
     claims: z
-      .object({ iss: z.string(), sub: z.string(), iat: z.number(), msg: z.string(), mid: z.string(), ch: z.string(), bhc: z.string(), bh: z.string() })
+      .object({
+        iss: z.string(),
+        sub: z.string(),
+        iat: z.number(),
+        msg: z.string(),
+        mid: z.string(),
+        ch: z.string(),
+        bhc: z.string(),
+        bh: z.string(),
+      })
       .nullable()
       .describe("The provenance token's claims, once its signature verified."),
     bodyChecked: z.boolean().describe("Whether a body was given and its hash compared."),
@@ -216,16 +275,31 @@ export const agentReputationSchema = z.object({
   agentId: z.string(),
   state: z.enum(["healthy", "throttled", "quarantined", "review"]),
   verdict: z.enum(["allow", "throttle", "block", "review"]),
-  shouldSend: z.boolean().describe("False when quarantined (sends made as the agent are refused), or when the passport is not active."),
+  shouldSend: z
+    .boolean()
+    .describe("False when quarantined (sends made as the agent are refused), or when the passport is not active."),
   window: z
-    .object({ hours: z.number().int(), from: isoDate, to: isoDate, sends: z.number().int(), bounces: z.number().int(), complaints: z.number().int() })
+    .object({
+      hours: z.number().int(),
+      from: isoDate,
+      to: isoDate,
+      sends: z.number().int(),
+      bounces: z.number().int(),
+      complaints: z.number().int(),
+    })
     .describe("The rolling window (24 hours, or since the last clear): recipients sent to, hard bounces, complaints."),
-  rates: z.object({ bounceRate: z.number(), complaintRate: z.number() }).describe("Per recipient sent to in the window."),
+  rates: z
+    .object({ bounceRate: z.number(), complaintRate: z.number() })
+    .describe("Per recipient sent to in the window."),
   thresholds: thresholdsSchema,
   lastReason: z.string().nullable(),
   lastTrippedAt: isoDate.nullable(),
   lastEvaluatedAt: isoDate.nullable(),
-  overrideLocked: z.boolean().describe("Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it."),
+  overrideLocked: z
+    .boolean()
+    .describe(
+      "Set by a clear with `overrideLocked`: the state stays `healthy` whatever the rates until a clear without it.",
+    ),
 });
 
 export const listAgentReputation = defineContract({
@@ -236,7 +310,11 @@ export const listAgentReputation = defineContract({
   tag,
   summary: "Reputation of every agent (fleet list)",
   description: "Every agent of the organization, oldest first, evaluated now.",
-  response: z.object({ window: z.object({ hours: z.number().int() }), thresholds: thresholdsSchema, agents: z.array(agentReputationSchema) }),
+  response: z.object({
+    window: z.object({ hours: z.number().int() }),
+    thresholds: thresholdsSchema,
+    agents: z.array(agentReputationSchema),
+  }),
 });
 
 export const getAgentReputation = defineContract({
@@ -262,7 +340,16 @@ export const clearAgentReputation = defineContract({
   description:
     "After the cause is fixed: outcomes before now stop counting and the agent may send again, in `review` (or `healthy` if it was). With `overrideLocked: true` the state is set `healthy` and locked there whatever the rates, until a clear without it.",
   params,
-  body: z.strictObject({ overrideLocked: z.boolean().default(false), reason: z.string().trim().min(1).max(500).optional() }),
+  body: z.strictObject({
+    overrideLocked: z.boolean().default(false),
+    reason: z.string().trim().min(1).max(500).optional(),
+  }),
   example: { overrideLocked: false, reason: "List cleaned of stale addresses." },
-  response: z.object({ agentId: z.string(), state: z.enum(["healthy", "throttled", "quarantined", "review"]), shouldSend: z.boolean(), overrideLocked: z.boolean(), reputation: agentReputationSchema.nullable() }),
+  response: z.object({
+    agentId: z.string(),
+    state: z.enum(["healthy", "throttled", "quarantined", "review"]),
+    shouldSend: z.boolean(),
+    overrideLocked: z.boolean(),
+    reputation: agentReputationSchema.nullable(),
+  }),
 });

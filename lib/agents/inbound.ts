@@ -25,7 +25,12 @@ export async function localJwks(db: DbOrTx) {
  * message as received, and the token's `mid` against the message's Message-ID (a token lifted onto
  * another message fails). The token is kept whatever the verdict; the verdict says why not.
  */
-export async function inboundProvenance(db: DbOrTx, raw: Buffer, header: unknown, messageId: string | undefined): Promise<InboundProvenance> {
+export async function inboundProvenance(
+  db: DbOrTx,
+  raw: Buffer,
+  header: unknown,
+  messageId: string | undefined,
+): Promise<InboundProvenance> {
   if (typeof header !== "string" || header.trim() === "") return {};
   const token = header.trim().slice(0, 4096);
   let issuer: string | null = null;

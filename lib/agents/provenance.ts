@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeProtectedHeader, errors, type JWTVerifyGetKey, jwtVerify, SignJWT } from "jose";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  decodeProtectedHeader,
+  errors,
+  type JWTVerifyGetKey,
+  jwtVerify,
+  SignJWT,
+} from "jose";
 import { jcs } from "@/lib/trust/jcs";
 import type { JwksKey } from "@/lib/trust/jwk";
 import type { Signer } from "@/lib/trust/keys";
@@ -71,7 +80,8 @@ export function canonicalMimeBody(body: Buffer): Buffer {
 }
 
 /** `bh` for an email: the hash of the canonical body of the raw message as sent. */
-export const emailBodyHash = (rawMessage: Buffer | string): string => sha256b64u(canonicalMimeBody(mimeBody(rawMessage)));
+export const emailBodyHash = (rawMessage: Buffer | string): string =>
+  sha256b64u(canonicalMimeBody(mimeBody(rawMessage)));
 
 export interface DeliveredContent {
   subject: string | null;
@@ -86,7 +96,11 @@ export const contentBytes = (c: DeliveredContent): string =>
     subject: c.subject ?? null,
     text: c.text ?? null,
     html: c.html ?? null,
-    attachments: (c.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, sha256: a.sha256 })),
+    attachments: (c.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      sha256: a.sha256,
+    })),
   });
 
 /** `bh` for a message without MIME. */
@@ -122,7 +136,12 @@ export async function signProvenance(signer: Signer, input: ProvenanceInput): Pr
 
 export type ProvenanceResult =
   | { valid: true; kid: string; claims: ProvenanceClaims; bodyMatches: boolean | null }
-  | { valid: false; kid: string | null; reason: "malformed" | "unknown_key" | "bad_signature" | "wrong_issuer" | "body_mismatch" | "jwks_unavailable"; claims?: ProvenanceClaims };
+  | {
+      valid: false;
+      kid: string | null;
+      reason: "malformed" | "unknown_key" | "bad_signature" | "wrong_issuer" | "body_mismatch" | "jwks_unavailable";
+      claims?: ProvenanceClaims;
+    };
 
 export interface VerifyOptions {
   /** The keys to trust: a JWKS, or a resolver (e.g. `remoteJwks(issuer)`). */
@@ -151,7 +170,8 @@ export async function verifyProvenance(token: string, options: VerifyOptions): P
   try {
     const header = decodeProtectedHeader(token);
     kid = typeof header.kid === "string" ? header.kid : null;
-    if (header.alg !== "EdDSA" || !kid || header.typ !== PROVENANCE_TYP) return { valid: false, kid, reason: "malformed" };
+    if (header.alg !== "EdDSA" || !kid || header.typ !== PROVENANCE_TYP)
+      return { valid: false, kid, reason: "malformed" };
   } catch {
     return { valid: false, kid, reason: "malformed" };
   }
@@ -163,15 +183,33 @@ export async function verifyProvenance(token: string, options: VerifyOptions): P
     if (e instanceof errors.JWKSNoMatchingKey) return { valid: false, kid, reason: "unknown_key" };
     if (e instanceof errors.JWSSignatureVerificationFailed) return { valid: false, kid, reason: "bad_signature" };
     // The key set could not be had (fetch refused or failed, timeout, not a JWKS).
-    if (e instanceof errors.JWKSTimeout || e instanceof errors.JWKSInvalid || !(e instanceof errors.JOSEError)) return { valid: false, kid, reason: "jwks_unavailable" };
+    if (e instanceof errors.JWKSTimeout || e instanceof errors.JWKSInvalid || !(e instanceof errors.JOSEError))
+      return { valid: false, kid, reason: "jwks_unavailable" };
     return { valid: false, kid, reason: "malformed" };
   }
   if (!CLAIMS_OK(payload)) return { valid: false, kid, reason: "malformed" };
-  const claims: ProvenanceClaims = { iss: payload.iss, sub: payload.sub, iat: payload.iat, msg: payload.msg, mid: payload.mid, ch: payload.ch, bhc: payload.bhc, bh: payload.bh };
-  if (options.issuer !== undefined && claims.iss !== options.issuer) return { valid: false, kid, reason: "wrong_issuer", claims };
+  const claims: ProvenanceClaims = {
+    iss: payload.iss,
+    sub: payload.sub,
+    iat: payload.iat,
+    msg: payload.msg,
+    mid: payload.mid,
+    ch: payload.ch,
+    bhc: payload.bhc,
+    bh: payload.bh,
+  };
+  if (options.issuer !== undefined && claims.iss !== options.issuer)
+    return { valid: false, kid, reason: "wrong_issuer", claims };
   let bodyMatches: boolean | null = null;
   if (options.body) {
-    const expected = "raw" in options.body ? (claims.bhc === "mime-body/simple" ? emailBodyHash(options.body.raw) : null) : claims.bhc === "content/jcs" ? contentBodyHash(options.body.content) : null;
+    const expected =
+      "raw" in options.body
+        ? claims.bhc === "mime-body/simple"
+          ? emailBodyHash(options.body.raw)
+          : null
+        : claims.bhc === "content/jcs"
+          ? contentBodyHash(options.body.content)
+          : null;
     bodyMatches = expected === claims.bh;
     if (!bodyMatches) return { valid: false, kid, reason: "body_mismatch", claims };
   }

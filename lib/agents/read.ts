@@ -5,9 +5,16 @@ import type { Principal } from "@/lib/auth/principal";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { type AgentStatus, findAgent, presentAgents, presentOne } from "./agent";
 
-export async function listAgents(db: DbOrTx, principal: Principal, query: { limit: number; cursor?: string; status?: AgentStatus }) {
+export async function listAgents(
+  db: DbOrTx,
+  principal: Principal,
+  query: { limit: number; cursor?: string; status?: AgentStatus },
+) {
   const after = decodeCursor(query.cursor);
-  const where: (SQL | undefined)[] = [eq(agents.orgId, principal.orgId), keysetBefore(agents.createdAt, agents.id, after)];
+  const where: (SQL | undefined)[] = [
+    eq(agents.orgId, principal.orgId),
+    keysetBefore(agents.createdAt, agents.id, after),
+  ];
   if (query.status) where.push(eq(agents.status, query.status));
   const rows = await db
     .select()

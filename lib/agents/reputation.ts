@@ -48,7 +48,8 @@ interface Counts {
 }
 
 /** Where an agent's window starts: 24 hours back, or its last clear when that is later. */
-const windowStart = (a: AgentRow, now: Date) => new Date(Math.max(now.getTime() - WINDOW_HOURS * HOUR, a.reputationClearedAt?.getTime() ?? 0));
+const windowStart = (a: AgentRow, now: Date) =>
+  new Date(Math.max(now.getTime() - WINDOW_HOURS * HOUR, a.reputationClearedAt?.getTime() ?? 0));
 
 /** Recipients sent to, hard bounces and complaints of each agent in its window (two grouped queries). */
 async function countsOf(db: DbOrTx, rows: AgentRow[], now: Date): Promise<Map<string, Counts>> {
@@ -90,7 +91,12 @@ async function countsOf(db: DbOrTx, rows: AgentRow[], now: Date): Promise<Map<st
 const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 1e6) / 1e6);
 
 /** The state the counts call for, and why (null reason: nothing over a threshold). */
-function judge(a: AgentRow, c: Counts, t: Thresholds, now: Date): { state: AgentRow["reputationState"]; reason: string | null } {
+function judge(
+  a: AgentRow,
+  c: Counts,
+  t: Thresholds,
+  now: Date,
+): { state: AgentRow["reputationState"]; reason: string | null } {
   if (a.reputationLocked) return { state: a.reputationState, reason: a.reputationReason };
   const bounceRate = rate(c.bounces, c.sends);
   const complaintRate = rate(c.complaints, c.sends);
@@ -98,15 +104,21 @@ function judge(a: AgentRow, c: Counts, t: Thresholds, now: Date): { state: Agent
     if (c.sends < t.minSends) return null;
     const b = kind === "quarantine" ? t.quarantineBounceRate : t.throttleBounceRate;
     const k = kind === "quarantine" ? t.quarantineComplaintRate : t.throttleComplaintRate;
-    if (complaintRate >= k) return `complaint rate ${complaintRate} ≥ ${kind} threshold ${k} (${c.complaints} of ${c.sends} recipients)`;
-    if (bounceRate >= b) return `bounce rate ${bounceRate} ≥ ${kind} threshold ${b} (${c.bounces} of ${c.sends} recipients)`;
+    if (complaintRate >= k)
+      return `complaint rate ${complaintRate} ≥ ${kind} threshold ${k} (${c.complaints} of ${c.sends} recipients)`;
+    if (bounceRate >= b)
+      return `bounce rate ${bounceRate} ≥ ${kind} threshold ${b} (${c.bounces} of ${c.sends} recipients)`;
     return null;
   };
   const quarantine = over("quarantine");
   if (quarantine) return { state: "quarantined", reason: quarantine };
   // Quarantine holds until an operator clears it.
   if (a.reputationState === "quarantined") return { state: "quarantined", reason: a.reputationReason };
-  if (a.reputationState === "review" && a.reputationClearedAt && now.getTime() - a.reputationClearedAt.getTime() < WINDOW_HOURS * HOUR) {
+  if (
+    a.reputationState === "review" &&
+    a.reputationClearedAt &&
+    now.getTime() - a.reputationClearedAt.getTime() < WINDOW_HOURS * HOUR
+  ) {
     return { state: "review", reason: a.reputationReason };
   }
   const throttle = over("throttle");
@@ -122,7 +134,14 @@ export function toReputation(a: AgentRow, c: Counts, t: Thresholds, now: Date) {
     state: a.reputationState,
     verdict: VERDICT[a.reputationState],
     shouldSend: a.reputationState !== "quarantined" && a.status === "active",
-    window: { hours: WINDOW_HOURS, from: windowStart(a, now).toISOString(), to: now.toISOString(), sends: c.sends, bounces: c.bounces, complaints: c.complaints },
+    window: {
+      hours: WINDOW_HOURS,
+      from: windowStart(a, now).toISOString(),
+      to: now.toISOString(),
+      sends: c.sends,
+      bounces: c.bounces,
+      complaints: c.complaints,
+    },
     rates: { bounceRate: rate(c.bounces, c.sends), complaintRate: rate(c.complaints, c.sends) },
     thresholds: t,
     lastReason: a.reputationReason,
@@ -138,7 +157,11 @@ export type AgentReputation = ReturnType<typeof toReputation>;
  * agent's row lock — re-judged there, so concurrent evaluations agree — with its audit row; every
  * evaluated agent's `lastEvaluatedAt` moves. Returns the agents as evaluated, with their counts.
  */
-export async function evaluateAgents(db: Db | DbOrTx, rows: AgentRow[], now = new Date()): Promise<{ row: AgentRow; counts: Counts }[]> {
+export async function evaluateAgents(
+  db: Db | DbOrTx,
+  rows: AgentRow[],
+  now = new Date(),
+): Promise<{ row: AgentRow; counts: Counts }[]> {
   const t = reputationThresholds();
   const counts = await countsOf(db, rows, now);
   const out: { row: AgentRow; counts: Counts }[] = [];
@@ -157,7 +180,12 @@ export async function evaluateAgents(db: Db | DbOrTx, rows: AgentRow[], now = ne
       const tripped = next.state === "throttled" || next.state === "quarantined";
       const [updated] = await tx
         .update(agents)
-        .set({ reputationState: next.state, reputationReason: next.reason, reputationEvaluatedAt: now, ...(tripped && next.state !== current.reputationState ? { reputationTrippedAt: now } : {}) })
+        .set({
+          reputationState: next.state,
+          reputationReason: next.reason,
+          reputationEvaluatedAt: now,
+          ...(tripped && next.state !== current.reputationState ? { reputationTrippedAt: now } : {}),
+        })
         .where(eq(agents.id, a.id))
         .returning();
       if (next.state !== current.reputationState) {
@@ -166,7 +194,13 @@ export async function evaluateAgents(db: Db | DbOrTx, rows: AgentRow[], now = ne
           action: "agent.reputation_changed",
           resourceType: "agent",
           resourceId: a.id,
-          metadata: { agentId: agentPublicId(a.id), from: current.reputationState, to: next.state, reason: next.reason, ...c },
+          metadata: {
+            agentId: agentPublicId(a.id),
+            from: current.reputationState,
+            to: next.state,
+            reason: next.reason,
+            ...c,
+          },
         });
       }
       return updated ?? current;
@@ -175,7 +209,8 @@ export async function evaluateAgents(db: Db | DbOrTx, rows: AgentRow[], now = ne
   }
   // One statement for the evaluation time of those that did not change.
   const unchanged = out.filter((o) => o.row.reputationEvaluatedAt === now).map((o) => o.row.id);
-  if (unchanged.length > 0) await db.update(agents).set({ reputationEvaluatedAt: now }).where(inArray(agents.id, unchanged));
+  if (unchanged.length > 0)
+    await db.update(agents).set({ reputationEvaluatedAt: now }).where(inArray(agents.id, unchanged));
   return out;
 }
 
@@ -189,18 +224,27 @@ export async function refuseByReputation(db: Db, agent: AgentRow, now = new Date
   const [evaluated] = await evaluateAgents(db, [agent], now);
   const a = evaluated?.row ?? agent;
   if (a.reputationState === "quarantined") {
-    throw notPermitted(`The agent ${agentPublicId(a.id)} is quarantined (${a.reputationReason ?? "reputation"}); its sends are refused until an operator clears it.`, "inboxId");
+    throw notPermitted(
+      `The agent ${agentPublicId(a.id)} is quarantined (${a.reputationReason ?? "reputation"}); its sends are refused until an operator clears it.`,
+      "inboxId",
+    );
   }
   if (a.reputationState !== "throttled") return;
   const limit = env.REPUTATION_THROTTLED_SENDS_PER_HOUR;
   const since = new Date(now.getTime() - HOUR);
   const [row] = rowsOf<{ n: string | number; oldest: string | Date | null }>(
-    await db.execute(sql`select count(*) as n, min(created_at) as oldest from messages where agent_id = ${a.id} and direction = 'outbound' and created_at >= ${since.toISOString()}::timestamptz`),
+    await db.execute(
+      sql`select count(*) as n, min(created_at) as oldest from messages where agent_id = ${a.id} and direction = 'outbound' and created_at >= ${since.toISOString()}::timestamptz`,
+    ),
   );
   if (Number(row?.n ?? 0) + sends <= limit) return;
   const oldest = row?.oldest ? new Date(row.oldest) : now;
   const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + HOUR - now.getTime()) / 1000));
-  throw new ApiError("rate_limited", `The agent ${agentPublicId(a.id)} is throttled (${a.reputationReason ?? "reputation"}): at most ${limit} sends per hour${sends > 1 ? `, and this broadcast makes ${sends}` : ""}.`, "inboxId").withHeaders({
+  throw new ApiError(
+    "rate_limited",
+    `The agent ${agentPublicId(a.id)} is throttled (${a.reputationReason ?? "reputation"}): at most ${limit} sends per hour${sends > 1 ? `, and this broadcast makes ${sends}` : ""}.`,
+    "inboxId",
+  ).withHeaders({
     "Retry-After": String(retryAfter),
   });
 }
@@ -208,22 +252,40 @@ export async function refuseByReputation(db: Db, agent: AgentRow, now = new Date
 export async function getReputation(db: Db, principal: Principal, ref: string) {
   const agent = await findAgent(db, principal.orgId, ref);
   const [e] = await evaluateAgents(db, [agent]);
-  return toReputation(e?.row ?? agent, e?.counts ?? { sends: 0, bounces: 0, complaints: 0 }, reputationThresholds(), new Date());
+  return toReputation(
+    e?.row ?? agent,
+    e?.counts ?? { sends: 0, bounces: 0, complaints: 0 },
+    reputationThresholds(),
+    new Date(),
+  );
 }
 
 export async function listReputation(db: Db, principal: Principal) {
-  const rows = await db.select().from(agents).where(eq(agents.orgId, principal.orgId)).orderBy(asc(agents.createdAt), asc(agents.id));
+  const rows = await db
+    .select()
+    .from(agents)
+    .where(eq(agents.orgId, principal.orgId))
+    .orderBy(asc(agents.createdAt), asc(agents.id));
   const now = new Date();
   const t = reputationThresholds();
   const evaluated = await evaluateAgents(db, rows, now);
-  return { window: { hours: WINDOW_HOURS }, thresholds: t, agents: evaluated.map((e) => toReputation(e.row, e.counts, t, now)) };
+  return {
+    window: { hours: WINDOW_HOURS },
+    thresholds: t,
+    agents: evaluated.map((e) => toReputation(e.row, e.counts, t, now)),
+  };
 }
 
 /**
  * An operator's clear: outcomes before now stop counting; the state becomes `review` (sends go,
  * judged again after a full window), or with `overrideLocked` `healthy` and locked there.
  */
-export async function clearReputation(db: Db, principal: Principal, ref: string, input: { overrideLocked: boolean; reason?: string }) {
+export async function clearReputation(
+  db: Db,
+  principal: Principal,
+  ref: string,
+  input: { overrideLocked: boolean; reason?: string },
+) {
   const now = new Date();
   const row = await db.transaction(async (tx) => {
     const current = await findAgent(tx, principal.orgId, ref, { lock: true });
@@ -231,7 +293,13 @@ export async function clearReputation(db: Db, principal: Principal, ref: string,
     const reason = input.reason ?? (input.overrideLocked ? "cleared by an operator, locked" : "cleared by an operator");
     const [updated] = await tx
       .update(agents)
-      .set({ reputationState: state, reputationLocked: input.overrideLocked, reputationClearedAt: now, reputationReason: reason, reputationEvaluatedAt: now })
+      .set({
+        reputationState: state,
+        reputationLocked: input.overrideLocked,
+        reputationClearedAt: now,
+        reputationReason: reason,
+        reputationEvaluatedAt: now,
+      })
       .where(and(eq(agents.id, current.id)))
       .returning();
     await recordAudit(tx, principal, {
@@ -239,11 +307,23 @@ export async function clearReputation(db: Db, principal: Principal, ref: string,
       action: "agent.reputation_cleared",
       resourceType: "agent",
       resourceId: current.id,
-      metadata: { agentId: agentPublicId(current.id), from: current.reputationState, to: state, overrideLocked: input.overrideLocked, reason },
+      metadata: {
+        agentId: agentPublicId(current.id),
+        from: current.reputationState,
+        to: state,
+        overrideLocked: input.overrideLocked,
+        reason,
+      },
     });
     return updated ?? current;
   });
   const counts = (await countsOf(db, [row], now)).get(row.id) ?? { sends: 0, bounces: 0, complaints: 0 };
   const reputation = toReputation(row, counts, reputationThresholds(), now);
-  return { agentId: reputation.agentId, state: reputation.state, shouldSend: reputation.shouldSend, overrideLocked: reputation.overrideLocked, reputation };
+  return {
+    agentId: reputation.agentId,
+    state: reputation.state,
+    shouldSend: reputation.shouldSend,
+    overrideLocked: reputation.overrideLocked,
+    reputation,
+  };
 }

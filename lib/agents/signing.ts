@@ -4,7 +4,14 @@ import type { DbOrTx } from "@/db";
 import { signingKeys } from "@/db/schema";
 import { publicBaseUrl } from "@/lib/env";
 import { jwksKeyOf, signerFor, type Signer } from "@/lib/trust/keys";
-import { contentBodyHash, type DeliveredContent, emailBodyHash, PROVENANCE_HEADER, signProvenance, verifyProvenance } from "./provenance";
+import {
+  contentBodyHash,
+  type DeliveredContent,
+  emailBodyHash,
+  PROVENANCE_HEADER,
+  signProvenance,
+  verifyProvenance,
+} from "./provenance";
 import { agentPublicId, type AgentRow } from "./agent";
 
 /** The agent's active signing key, opened; null when it has none (a revoked agent). */
@@ -12,18 +19,33 @@ export async function agentSigner(db: DbOrTx, agent: AgentRow): Promise<Signer |
   const [row] = await db
     .select()
     .from(signingKeys)
-    .where(and(eq(signingKeys.purpose, "agent"), eq(signingKeys.agentId, agentPublicId(agent.id)), eq(signingKeys.status, "active")))
+    .where(
+      and(
+        eq(signingKeys.purpose, "agent"),
+        eq(signingKeys.agentId, agentPublicId(agent.id)),
+        eq(signingKeys.status, "active"),
+      ),
+    )
     .limit(1);
   return row ? signerFor(db, row) : null;
 }
 
 /** What an agent's message says, in the form `content/jcs` hashes. */
-export function deliveredContent(m: { subject: string; text: string | null; html: string | null; files: { filename: string | null; contentType: string; content: Buffer }[] }): DeliveredContent {
+export function deliveredContent(m: {
+  subject: string;
+  text: string | null;
+  html: string | null;
+  files: { filename: string | null; contentType: string; content: Buffer }[];
+}): DeliveredContent {
   return {
     subject: m.subject,
     text: m.text,
     html: m.html,
-    attachments: m.files.map((f) => ({ filename: f.filename ?? "attachment", contentType: f.contentType, sha256: createHash("sha256").update(f.content).digest("hex") })),
+    attachments: m.files.map((f) => ({
+      filename: f.filename ?? "attachment",
+      contentType: f.contentType,
+      sha256: createHash("sha256").update(f.content).digest("hex"),
+    })),
   };
 }
 
@@ -48,11 +70,29 @@ export async function signAsAgent(
   agent: AgentRow,
   m: { messageId: string; rfcMessageId: string; channel: string; wire: Buffer | null; content: DeliveredContent },
 ): Promise<Provenance> {
-  const base = { issuer: publicBaseUrl(), agentId: agentPublicId(agent.id), messageId: m.messageId, rfcMessageId: m.rfcMessageId, channel: m.channel };
+  const base = {
+    issuer: publicBaseUrl(),
+    agentId: agentPublicId(agent.id),
+    messageId: m.messageId,
+    rfcMessageId: m.rfcMessageId,
+    channel: m.channel,
+  };
   const token = m.wire
-    ? await signProvenance(signer, { ...base, bodyCanonicalization: "mime-body/simple", bodyHash: emailBodyHash(m.wire) })
-    : await signProvenance(signer, { ...base, bodyCanonicalization: "content/jcs", bodyHash: contentBodyHash(m.content) });
+    ? await signProvenance(signer, {
+        ...base,
+        bodyCanonicalization: "mime-body/simple",
+        bodyHash: emailBodyHash(m.wire),
+      })
+    : await signProvenance(signer, {
+        ...base,
+        bodyCanonicalization: "content/jcs",
+        bodyHash: contentBodyHash(m.content),
+      });
   const wire = m.wire ? Buffer.concat([Buffer.from(`${PROVENANCE_HEADER}: ${token}\r\n`), m.wire]) : null;
-  const check = await verifyProvenance(token, { keys: { keys: [jwksKeyOf(signer)] }, issuer: base.issuer, body: wire ? { raw: wire } : { content: m.content } });
+  const check = await verifyProvenance(token, {
+    keys: { keys: [jwksKeyOf(signer)] },
+    issuer: base.issuer,
+    body: wire ? { raw: wire } : { content: m.content },
+  });
   return { token, wire, verified: check.valid };
 }

@@ -8,21 +8,41 @@ import { agentPublicId, type AgentRow, type AgentStatus, findAgent, presentOne }
 
 /** Revokes in the caller's transaction: the passport, then its keys (no longer published, never sign again). */
 async function revokeInTx(tx: DbOrTx, row: AgentRow, now: Date): Promise<AgentRow> {
-  const [updated] = await tx.update(agents).set({ status: "revoked", revokedAt: now, updatedAt: now }).where(eq(agents.id, row.id)).returning();
+  const [updated] = await tx
+    .update(agents)
+    .set({ status: "revoked", revokedAt: now, updatedAt: now })
+    .where(eq(agents.id, row.id))
+    .returning();
   await tx
     .update(signingKeys)
     .set({ status: "revoked", retiredAt: now })
-    .where(and(eq(signingKeys.purpose, "agent"), eq(signingKeys.agentId, agentPublicId(row.id)), or(eq(signingKeys.status, "active"), eq(signingKeys.status, "retired"))));
+    .where(
+      and(
+        eq(signingKeys.purpose, "agent"),
+        eq(signingKeys.agentId, agentPublicId(row.id)),
+        or(eq(signingKeys.status, "active"), eq(signingKeys.status, "retired")),
+      ),
+    );
   return updated ?? row;
 }
 
-export async function updateAgent(db: DbOrTx, principal: Principal, ref: string, input: { display?: string; description?: string | null; status?: AgentStatus }) {
+export async function updateAgent(
+  db: DbOrTx,
+  principal: Principal,
+  ref: string,
+  input: { display?: string; description?: string | null; status?: AgentStatus },
+) {
   return db.transaction(async (tx) => {
     const row = await findAgent(tx, principal.orgId, ref, { lock: true });
-    if (row.status === "revoked") throw new ApiError("conflict", "The agent is revoked; a revoked passport cannot change.", "agentId");
+    if (row.status === "revoked")
+      throw new ApiError("conflict", "The agent is revoked; a revoked passport cannot change.", "agentId");
     const now = new Date();
     let updated = row;
-    if (input.display !== undefined || input.description !== undefined || (input.status !== undefined && input.status !== "revoked")) {
+    if (
+      input.display !== undefined ||
+      input.description !== undefined ||
+      (input.status !== undefined && input.status !== "revoked")
+    ) {
       const [u] = await tx
         .update(agents)
         .set({
@@ -36,8 +56,19 @@ export async function updateAgent(db: DbOrTx, principal: Principal, ref: string,
       updated = u ?? row;
     }
     if (input.status === "revoked") updated = await revokeInTx(tx, updated, now);
-    const action = input.status === "revoked" ? "agent.revoked" : input.status && input.status !== row.status ? `agent.${input.status === "active" ? "reactivated" : "suspended"}` : "agent.updated";
-    await recordAudit(tx, principal, { orgId: principal.orgId, action, resourceType: "agent", resourceId: row.id, metadata: { agentId: agentPublicId(row.id), fields: Object.keys(input), from: row.status, to: updated.status } });
+    const action =
+      input.status === "revoked"
+        ? "agent.revoked"
+        : input.status && input.status !== row.status
+          ? `agent.${input.status === "active" ? "reactivated" : "suspended"}`
+          : "agent.updated";
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action,
+      resourceType: "agent",
+      resourceId: row.id,
+      metadata: { agentId: agentPublicId(row.id), fields: Object.keys(input), from: row.status, to: updated.status },
+    });
     return presentOne(tx, updated);
   });
 }
@@ -50,7 +81,13 @@ export async function revokeAgent(db: DbOrTx, principal: Principal, ref: string)
       return presentOne(tx, row);
     }
     const updated = await revokeInTx(tx, row, new Date());
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "agent.revoked", resourceType: "agent", resourceId: row.id, metadata: { agentId: agentPublicId(row.id), from: row.status } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "agent.revoked",
+      resourceType: "agent",
+      resourceId: row.id,
+      metadata: { agentId: agentPublicId(row.id), from: row.status },
+    });
     return presentOne(tx, updated);
   });
 }

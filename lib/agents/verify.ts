@@ -15,13 +15,34 @@ export async function agentsJwks(db: DbOrTx) {
   return localJwks(db);
 }
 
-type Reason = "malformed" | "unsigned" | "unknown_key" | "bad_signature" | "wrong_issuer" | "wrong_agent" | "body_mismatch" | "key_revoked" | "no_provenance";
+type Reason =
+  | "malformed"
+  | "unsigned"
+  | "unknown_key"
+  | "bad_signature"
+  | "wrong_issuer"
+  | "wrong_agent"
+  | "body_mismatch"
+  | "key_revoked"
+  | "no_provenance";
 
 async function signerOf(db: DbOrTx, key: SigningKeyRow) {
-  if (key.purpose === "service") return { type: "service" as const, agentId: null, display: null, status: null, keyStatus: key.status };
+  if (key.purpose === "service")
+    return { type: "service" as const, agentId: null, display: null, status: null, keyStatus: key.status };
   const id = key.agentId ? agentUuid(key.agentId) : null;
-  const [agent] = id ? await db.select().from(agents).where(and(eq(agents.id, id))) : [];
-  return { type: "agent" as const, agentId: key.agentId, display: agent?.display ?? null, status: agent?.status ?? null, keyStatus: key.status };
+  const [agent] = id
+    ? await db
+        .select()
+        .from(agents)
+        .where(and(eq(agents.id, id)))
+    : [];
+  return {
+    type: "agent" as const,
+    agentId: key.agentId,
+    display: agent?.display ?? null,
+    status: agent?.status ?? null,
+    keyStatus: key.status,
+  };
 }
 
 /** The `X-Svc-Provenance` header of a raw message (the first one, unfolded), or null. */
@@ -37,8 +58,18 @@ export function provenanceHeaderOf(raw: string): string | null {
  * artifact, checked against this deployment's keys by `kid` — any status, so a revoked key's
  * signer is still named — and answered with the signer and its status now.
  */
-export async function verifySignature(db: DbOrTx, input: { provenance?: string; message?: string; content?: DeliveredContent; artifact?: Record<string, unknown> }) {
-  const verdict = (type: "provenance" | "artifact", reason: Reason | null, kid: string | null, signer: Awaited<ReturnType<typeof signerOf>> | null, claims: ProvenanceClaims | null, bodyChecked: boolean) => ({
+export async function verifySignature(
+  db: DbOrTx,
+  input: { provenance?: string; message?: string; content?: DeliveredContent; artifact?: Record<string, unknown> },
+) {
+  const verdict = (
+    type: "provenance" | "artifact",
+    reason: Reason | null,
+    kid: string | null,
+    signer: Awaited<ReturnType<typeof signerOf>> | null,
+    claims: ProvenanceClaims | null,
+    bodyChecked: boolean,
+  ) => ({
     valid: reason === null,
     type,
     reason,
@@ -68,13 +99,26 @@ export async function verifySignature(db: DbOrTx, input: { provenance?: string; 
   const key = kid ? await findSigningKey(db, kid) : null;
   if (!key) return verdict("provenance", kid ? "unknown_key" : "malformed", kid, null, null, false);
   const signer = await signerOf(db, key);
-  const body = raw !== undefined ? { raw: Buffer.from(raw, "utf8") } : input.content ? { content: input.content } : undefined;
+  const body =
+    raw !== undefined ? { raw: Buffer.from(raw, "utf8") } : input.content ? { content: input.content } : undefined;
   const result = await verifyProvenance(token, { keys: { keys: [jwksKeyOf(key)] }, issuer: publicBaseUrl(), body });
   if (!result.valid) {
     const reason: Reason = result.reason === "jwks_unavailable" ? "unknown_key" : result.reason;
-    return verdict("provenance", reason, kid, signer, result.claims && reason !== "bad_signature" && reason !== "malformed" ? result.claims : null, body !== undefined);
+    return verdict(
+      "provenance",
+      reason,
+      kid,
+      signer,
+      result.claims && reason !== "bad_signature" && reason !== "malformed" ? result.claims : null,
+      body !== undefined,
+    );
   }
   // The key signs for one agent only: a token naming another is not that agent's.
-  const reason: Reason | null = key.purpose !== "agent" || key.agentId !== result.claims.sub ? "wrong_agent" : key.status === "revoked" ? "key_revoked" : null;
+  const reason: Reason | null =
+    key.purpose !== "agent" || key.agentId !== result.claims.sub
+      ? "wrong_agent"
+      : key.status === "revoked"
+        ? "key_revoked"
+        : null;
   return verdict("provenance", reason, kid, signer, result.claims, body !== undefined);
 }

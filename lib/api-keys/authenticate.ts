@@ -38,7 +38,11 @@ const invalidKey = () => new ApiError("invalid_api_key", "The API key is not val
  * deserves: missing, malformed, unknown or revoked key (401); source IP not on the key's
  * allowlist (403 `not_permitted`).
  */
-export async function authenticate(authorization: string | null, ip: string | null, requestId: string): Promise<Principal> {
+export async function authenticate(
+  authorization: string | null,
+  ip: string | null,
+  requestId: string,
+): Promise<Principal> {
   if (!authorization) {
     throw new ApiError("missing_api_key", "No API key: send it as `Authorization: Bearer <key>`.");
   }
@@ -51,7 +55,10 @@ export async function authenticate(authorization: string | null, ip: string | nu
   let key = cachedKey(hash, now);
   if (!key) {
     const db = await getDb();
-    const candidates = await db.select().from(apiKeys).where(eq(apiKeys.prefix, secretPrefix(secret)));
+    const candidates = await db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.prefix, secretPrefix(secret)));
     key = candidates.find((row) => hashMatches(hash, row.secretHash));
     if (!key) throw invalidKey();
     rememberKey(hash, key, now);
@@ -59,7 +66,10 @@ export async function authenticate(authorization: string | null, ip: string | nu
   if (key.status !== "active") throw new ApiError("invalid_api_key", "The API key has been revoked.");
 
   if (key.allowedIps && key.allowedIps.length > 0 && !ipAllowed(ip, key.allowedIps)) {
-    throw new ApiError("not_permitted", `Requests from ${ip ?? "an unknown address"} are not on this key's IP allowlist.`);
+    throw new ApiError(
+      "not_permitted",
+      `Requests from ${ip ?? "an unknown address"} are not on this key's IP allowlist.`,
+    );
   }
   touch(key.id, now);
   return {

@@ -4,7 +4,10 @@ import { isValidIpEntry } from "@/lib/auth/ip";
 import { scopeSchema } from "@/lib/auth/scopes";
 import { isoDate, uuidParam } from "@/lib/core/schemas";
 
-const ipEntry = z.string().max(64).refine(isValidIpEntry, { message: "must be an IPv4 or IPv6 address or a CIDR range" });
+const ipEntry = z
+  .string()
+  .max(64)
+  .refine(isValidIpEntry, { message: "must be an IPv4 or IPv6 address or a CIDR range" });
 const allowedIps = z.array(ipEntry).max(50).nullable();
 const inboxIds = z.array(z.uuid()).max(100).nullable();
 
@@ -105,7 +108,8 @@ export const revokeApiKey = defineContract({
   access: "keys:write",
   tag: "API keys",
   summary: "Revoke an API key",
-  description: "`active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged. Only keys whose scopes the caller holds (403 `not_permitted`).",
+  description:
+    "`active` → `revoked`, immediately and for good. Revoking a revoked key returns it unchanged. Only keys whose scopes the caller holds (403 `not_permitted`).",
   params: keyParams,
   response: one,
   errors: ["not_permitted"],

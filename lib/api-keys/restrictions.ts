@@ -47,10 +47,17 @@ function bounded(
   if (requested === undefined) return mode === "create" ? own : undefined;
   const what = field === "inboxIds" ? "inboxes" : "source addresses";
   if (!restricted(requested)) {
-    throw notPermitted(`This key is restricted to ${what} (${field}); it cannot give a key unrestricted ${field}. Omit ${field} to inherit its own, or name a subset.`, field);
+    throw notPermitted(
+      `This key is restricted to ${what} (${field}); it cannot give a key unrestricted ${field}. Omit ${field} to inherit its own, or name a subset.`,
+      field,
+    );
   }
   requested.forEach((entry, i) => {
-    if (!within(entry, own)) throw notPermitted(`"${entry}" is outside this key's own ${field}; a key can only narrow its restrictions, never widen them.`, `${field}[${i}]`);
+    if (!within(entry, own))
+      throw notPermitted(
+        `"${entry}" is outside this key's own ${field}; a key can only narrow its restrictions, never widen them.`,
+        `${field}[${i}]`,
+      );
   });
   return requested;
 }
@@ -80,16 +87,30 @@ export async function boundRestrictions(
 ): Promise<{ inboxIds?: readonly string[] | null; allowedIps?: readonly string[] | null }> {
   const own = await callerRestrictions(db, principal);
   const inboxIds = bounded("inboxIds", requested.inboxIds, own.inboxIds, mode, (id, list) => list.includes(id));
-  const allowedIps = bounded("allowedIps", requested.allowedIps ? requested.allowedIps.map((s) => s.trim()) : requested.allowedIps, own.allowedIps, mode, entryWithin);
+  const allowedIps = bounded(
+    "allowedIps",
+    requested.allowedIps ? requested.allowedIps.map((s) => s.trim()) : requested.allowedIps,
+    own.allowedIps,
+    mode,
+    entryWithin,
+  );
   // Only ids the caller named are checked: inherited ones were checked when they were set.
-  if (requested.inboxIds && requested.inboxIds.length > 0) await checkInboxesOwned(db, principal.orgId, requested.inboxIds);
+  if (requested.inboxIds && requested.inboxIds.length > 0)
+    await checkInboxesOwned(db, principal.orgId, requested.inboxIds);
   return { inboxIds, allowedIps };
 }
 
 /** A key changes or revokes only keys whose scopes (bundles expanded) it holds itself: 403 otherwise. */
-export function assertMayManage(principal: Principal, target: { scopes: readonly string[] }, verb: "change" | "revoke"): void {
+export function assertMayManage(
+  principal: Principal,
+  target: { scopes: readonly string[] },
+  verb: "change" | "revoke",
+): void {
   const beyond = [...expandScopes(target.scopes)].filter((s) => !principal.scopes.has(s));
   if (beyond.length > 0) {
-    throw notPermitted(`A key can only ${verb} keys whose scopes it holds itself; that key also has: ${beyond.join(", ")}.`, "keyId");
+    throw notPermitted(
+      `A key can only ${verb} keys whose scopes it holds itself; that key also has: ${beyond.join(", ")}.`,
+      "keyId",
+    );
   }
 }

@@ -72,7 +72,11 @@ export async function insertApiKey(
 }
 
 export async function listApiKeys(db: DbOrTx, principal: Principal): Promise<{ apiKeys: ApiKey[] }> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.orgId, principal.orgId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.orgId, principal.orgId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   return { apiKeys: rows.map(toApiKey) };
 }
 
@@ -93,7 +97,11 @@ export async function getApiKey(db: DbOrTx, principal: Principal, keyId: string)
  * Creates a child key. Its scopes must be a subset of the caller's (bundles expanded); its
  * restrictions are the caller's or narrower (`restrictions.ts`).
  */
-export async function createApiKey(db: DbOrTx, principal: Principal, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
+export async function createApiKey(
+  db: DbOrTx,
+  principal: Principal,
+  input: CreateApiKeyInput,
+): Promise<{ apiKey: ApiKey; secret: string }> {
   if (!isSubset(input.scopes, principal.scopes)) {
     const held: ReadonlySet<Scope> = principal.scopes;
     const extra = [...expandScopes(input.scopes)].filter((s) => !held.has(s));
@@ -113,30 +121,37 @@ export async function createApiKey(db: DbOrTx, principal: Principal, input: Crea
   });
 }
 
-export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: string, input: UpdateApiKeyInput): Promise<{ apiKey: ApiKey }> {
-  return afterKeyChange(db.transaction(async (tx) => {
-    assertMayManage(principal, await findKey(tx, principal, keyId), "change");
-    const bounds = await boundRestrictions(tx, principal, input, "update");
-    const patch: Partial<typeof apiKeys.$inferInsert> = {};
-    if (input.name !== undefined) patch.name = input.name;
-    if (bounds.allowedIps !== undefined) patch.allowedIps = bounds.allowedIps ? dedupe(bounds.allowedIps) : null;
-    if (bounds.inboxIds !== undefined) patch.inboxIds = bounds.inboxIds ? dedupe(bounds.inboxIds) : null;
-    const [row] = await tx
-      .update(apiKeys)
-      .set(patch)
-      .where(and(eq(apiKeys.orgId, principal.orgId), eq(apiKeys.id, keyId)))
-      .returning();
-    if (!row) throw notFound("API key", "keyId");
-    await recordAudit(tx, principal, {
-      orgId: principal.orgId,
-      action: "api_key.updated",
-      resourceType: "api_key",
-      resourceId: keyId,
-      metadata: { changed: Object.keys(patch) },
-    });
-    await announceKeyChange(tx);
-    return { apiKey: toApiKey(row) };
-  }));
+export async function updateApiKey(
+  db: DbOrTx,
+  principal: Principal,
+  keyId: string,
+  input: UpdateApiKeyInput,
+): Promise<{ apiKey: ApiKey }> {
+  return afterKeyChange(
+    db.transaction(async (tx) => {
+      assertMayManage(principal, await findKey(tx, principal, keyId), "change");
+      const bounds = await boundRestrictions(tx, principal, input, "update");
+      const patch: Partial<typeof apiKeys.$inferInsert> = {};
+      if (input.name !== undefined) patch.name = input.name;
+      if (bounds.allowedIps !== undefined) patch.allowedIps = bounds.allowedIps ? dedupe(bounds.allowedIps) : null;
+      if (bounds.inboxIds !== undefined) patch.inboxIds = bounds.inboxIds ? dedupe(bounds.inboxIds) : null;
+      const [row] = await tx
+        .update(apiKeys)
+        .set(patch)
+        .where(and(eq(apiKeys.orgId, principal.orgId), eq(apiKeys.id, keyId)))
+        .returning();
+      if (!row) throw notFound("API key", "keyId");
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "api_key.updated",
+        resourceType: "api_key",
+        resourceId: keyId,
+        metadata: { changed: Object.keys(patch) },
+      });
+      await announceKeyChange(tx);
+      return { apiKey: toApiKey(row) };
+    }),
+  );
 }
 
 /**
@@ -144,28 +159,30 @@ export async function updateApiKey(db: DbOrTx, principal: Principal, keyId: stri
  * whose scopes the caller holds (403 otherwise).
  */
 export async function revokeApiKey(db: DbOrTx, principal: Principal, keyId: string): Promise<{ apiKey: ApiKey }> {
-  return afterKeyChange(db.transaction(async (tx) => {
-    assertMayManage(principal, await findKey(tx, principal, keyId), "revoke");
-    const [revoked] = await tx
-      .update(apiKeys)
-      .set({ status: "revoked", revokedAt: sql`now()` })
-      .where(and(eq(apiKeys.orgId, principal.orgId), eq(apiKeys.id, keyId), eq(apiKeys.status, "active")))
-      .returning();
-    if (!revoked) {
-      const existing = await findKey(tx, principal, keyId);
-      noAuditNeeded("the key was already revoked");
-      return { apiKey: toApiKey(existing) };
-    }
-    await recordAudit(tx, principal, {
-      orgId: principal.orgId,
-      action: "api_key.revoked",
-      resourceType: "api_key",
-      resourceId: keyId,
-      metadata: { prefix: revoked.prefix },
-    });
-    await announceKeyChange(tx);
-    return { apiKey: toApiKey(revoked) };
-  }));
+  return afterKeyChange(
+    db.transaction(async (tx) => {
+      assertMayManage(principal, await findKey(tx, principal, keyId), "revoke");
+      const [revoked] = await tx
+        .update(apiKeys)
+        .set({ status: "revoked", revokedAt: sql`now()` })
+        .where(and(eq(apiKeys.orgId, principal.orgId), eq(apiKeys.id, keyId), eq(apiKeys.status, "active")))
+        .returning();
+      if (!revoked) {
+        const existing = await findKey(tx, principal, keyId);
+        noAuditNeeded("the key was already revoked");
+        return { apiKey: toApiKey(existing) };
+      }
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "api_key.revoked",
+        resourceType: "api_key",
+        resourceId: keyId,
+        metadata: { prefix: revoked.prefix },
+      });
+      await announceKeyChange(tx);
+      return { apiKey: toApiKey(revoked) };
+    }),
+  );
 }
 
 /** A committed change to keys: this process forgets its cached keys (others hear `announceKeyChange`). */

@@ -28,7 +28,12 @@ export interface BroadcastContent extends RenderedBody {
   budgetSubject: BudgetSubject;
   /** The agent the broadcast is made as (its key's or inbox's binding when queued): its messages carry its provenance. */
   agentId: string | null;
-  attachments: { filename: string | null; contentType: string; contentBase64: string; disposition: "attachment" | "inline" }[];
+  attachments: {
+    filename: string | null;
+    contentType: string;
+    contentBase64: string;
+    disposition: "attachment" | "inline";
+  }[];
   /** Stored objects that go by share link (already in the body). */
   linked: LinkedObject[];
 }
@@ -108,7 +113,12 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
     reach = [];
   }
   const channel = channelAdapter("email");
-  const files = content.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.contentBase64, "base64"), disposition: a.disposition }));
+  const files = content.attachments.map((a) => ({
+    filename: a.filename,
+    contentType: a.contentType,
+    content: Buffer.from(a.contentBase64, "base64"),
+    disposition: a.disposition,
+  }));
   let written = 0;
   for (const m of reach) {
     if (!sending) break;
@@ -141,7 +151,11 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
       budget: { subject: content.budgetSubject, recipients: 1, inboxId: b.inboxId, budgeted: false },
       agent,
     };
-    const stored = await storeSendInTx(tx, await signSend(tx, approved), { idempotencyKey: keyOf(address), lease: false, broadcastId: b.id });
+    const stored = await storeSendInTx(tx, await signSend(tx, approved), {
+      idempotencyKey: keyOf(address),
+      lease: false,
+      broadcastId: b.id,
+    });
     if (stored) written++;
   }
   if (skipped > 0) {
@@ -163,7 +177,12 @@ registerFanoutKind(BROADCAST_KIND, {
     const rows = await db
       .select({ email: audienceMembers.email })
       .from(audienceMembers)
-      .where(and(eq(audienceMembers.audienceId, b.audienceId), after === null ? undefined : gt(audienceMembers.email, after)))
+      .where(
+        and(
+          eq(audienceMembers.audienceId, b.audienceId),
+          after === null ? undefined : gt(audienceMembers.email, after),
+        ),
+      )
       .orderBy(asc(audienceMembers.email))
       .limit(chunkSize * chunks);
     const out: { after: string | null; last: string }[] = [];

@@ -50,11 +50,32 @@ export function broadcastUuid(value: string): string | null {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export async function queueBroadcast(db: Db, principal: Principal, audienceId: string, body: BroadcastBody, idempotencyKey: string | null) {
+export async function queueBroadcast(
+  db: Db,
+  principal: Principal,
+  audienceId: string,
+  body: BroadcastBody,
+  idempotencyKey: string | null,
+) {
   for (const field of PER_RECIPIENT_FIELDS) {
-    if (body[field] !== undefined) throw invalidRequest(`\`${field}\` is per recipient: a broadcast goes to each member of the audience.`, field);
+    if (body[field] !== undefined)
+      throw invalidRequest(`\`${field}\` is per recipient: a broadcast goes to each member of the audience.`, field);
   }
-  const { to: _to, cc: _cc, bcc: _bcc, contactId: _contactId, channel: _channel, sendAt: _sendAt, inReplyTo: _inReplyTo, references: _references, replyToMessageId: _replyToMessageId, dryRun: _dryRun, buttons: _buttons, telegram: _telegram, ...fields } = body;
+  const {
+    to: _to,
+    cc: _cc,
+    bcc: _bcc,
+    contactId: _contactId,
+    channel: _channel,
+    sendAt: _sendAt,
+    inReplyTo: _inReplyTo,
+    references: _references,
+    replyToMessageId: _replyToMessageId,
+    dryRun: _dryRun,
+    buttons: _buttons,
+    telegram: _telegram,
+    ...fields
+  } = body;
   const input: SendMessageInput = { ...fields, to: [] };
   refuseConflictingBody(input);
   const headers = customHeaders(input);
@@ -64,7 +85,12 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
   refuseInbox({ principal, inbox });
   const rendered = await renderBody(db, principal.orgId, input);
   // Stored files are fetched (and checked: owned, clean) once, now; every member's message carries the same files.
-  const { files, linked } = await attachFiles(db, { principal, attachments: requested, text: rendered.text, html: rendered.html });
+  const { files, linked } = await attachFiles(db, {
+    principal,
+    attachments: requested,
+    text: rendered.text,
+    html: rendered.html,
+  });
   // Budgets: the whole snapshot is checked now (429 budget_exceeded, budget.tripped); each member's
   // message then records its usage when it is made.
   const agent = await sendingAgent(db, { principal, inbox }, undefined);
@@ -84,13 +110,28 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
     ignoreComplaints: input.ignoreComplaints ?? false,
     budgetSubject,
     agentId: agent?.id ?? null,
-    attachments: files.map((f) => ({ filename: f.filename ?? null, contentType: f.contentType, contentBase64: f.content.toString("base64"), disposition: f.disposition ?? "attachment" })),
+    attachments: files.map((f) => ({
+      filename: f.filename ?? null,
+      contentType: f.contentType,
+      contentBase64: f.content.toString("base64"),
+      disposition: f.disposition ?? "attachment",
+    })),
     linked,
   };
   const base =
     idempotencyKey ??
     `bcast:${createHash("sha256")
-      .update(JSON.stringify([principal.orgId, audience.id, inbox.id, content.subject, content.text, content.html, content.attachments.map((a) => a.contentBase64)]))
+      .update(
+        JSON.stringify([
+          principal.orgId,
+          audience.id,
+          inbox.id,
+          content.subject,
+          content.text,
+          content.html,
+          content.attachments.map((a) => a.contentBase64),
+        ]),
+      )
       .digest("base64url")
       .slice(0, 32)}`;
   const { row, afterCommit } = await db.transaction(async (tx) => {
@@ -99,13 +140,31 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
     const [n] = await tx
       .select({ n: count() })
       .from(audienceMembers)
-      .where(and(eq(audienceMembers.audienceId, audience.id), eq(audienceMembers.status, "active"), lte(audienceMembers.createdAt, snapshotAt)));
+      .where(
+        and(
+          eq(audienceMembers.audienceId, audience.id),
+          eq(audienceMembers.status, "active"),
+          lte(audienceMembers.createdAt, snapshotAt),
+        ),
+      );
     const [stored] = await tx
       .insert(broadcasts)
-      .values({ orgId: principal.orgId, audienceId: audience.id, inboxId: inbox.id, content: { ...content }, idempotencyBase: base, total: Number(n?.n ?? 0), createdAt: snapshotAt })
+      .values({
+        orgId: principal.orgId,
+        audienceId: audience.id,
+        inboxId: inbox.id,
+        content: { ...content },
+        idempotencyBase: base,
+        total: Number(n?.n ?? 0),
+        createdAt: snapshotAt,
+      })
       .returning();
     if (!stored) throw new Error("broadcast insert returned nothing");
-    const fanout = await startFanout(tx, { kind: BROADCAST_KIND, params: { broadcastId: stored.id }, chunkSize: env.BROADCAST_CHUNK_SIZE });
+    const fanout = await startFanout(tx, {
+      kind: BROADCAST_KIND,
+      params: { broadcastId: stored.id },
+      chunkSize: env.BROADCAST_CHUNK_SIZE,
+    });
     await tx.update(broadcasts).set({ fanoutId: fanout.id }).where(eq(broadcasts.id, stored.id));
     await recordAudit(tx, principal, {
       orgId: principal.orgId,
@@ -117,23 +176,43 @@ export async function queueBroadcast(db: Db, principal: Principal, audienceId: s
     return { row: stored, afterCommit: fanout.afterCommit };
   });
   await afterCommit();
-  return { object: "broadcast" as const, id: publicBroadcastId(row.id), audienceId: row.audienceId, status: "queued" as const };
+  return {
+    object: "broadcast" as const,
+    id: publicBroadcastId(row.id),
+    audienceId: row.audienceId,
+    status: "queued" as const,
+  };
 }
 
 export async function getBroadcast(db: DbOrTx, principal: Principal, broadcastId: string) {
   const id = broadcastUuid(broadcastId);
   const [row] = id
     ? await db
-        .select({ b: broadcasts, fanoutStatus: fanouts.status, chunksDone: fanouts.chunksDone, fanoutCompletedAt: fanouts.completedAt })
+        .select({
+          b: broadcasts,
+          fanoutStatus: fanouts.status,
+          chunksDone: fanouts.chunksDone,
+          fanoutCompletedAt: fanouts.completedAt,
+        })
         .from(broadcasts)
         .leftJoin(fanouts, eq(fanouts.id, broadcasts.fanoutId))
         .where(and(eq(broadcasts.orgId, principal.orgId), eq(broadcasts.id, id)))
     : [];
   if (!row) throw notFound("broadcast", "broadcastId");
-  return { broadcast: await toBroadcast(db, row.b, { status: row.fanoutStatus, chunksDone: row.chunksDone ?? 0, completedAt: row.fanoutCompletedAt }) };
+  return {
+    broadcast: await toBroadcast(db, row.b, {
+      status: row.fanoutStatus,
+      chunksDone: row.chunksDone ?? 0,
+      completedAt: row.fanoutCompletedAt,
+    }),
+  };
 }
 
-async function toBroadcast(db: DbOrTx, b: BroadcastRow, fanout: { status: string | null; chunksDone: number; completedAt: Date | null }) {
+async function toBroadcast(
+  db: DbOrTx,
+  b: BroadcastRow,
+  fanout: { status: string | null; chunksDone: number; completedAt: Date | null },
+) {
   const byStatus = await db
     .select({ status: messages.status, n: count() })
     .from(messages)
@@ -145,7 +224,8 @@ async function toBroadcast(db: DbOrTx, b: BroadcastRow, fanout: { status: string
   const failed = n("failed") + n("canceled");
   const planned = fanout.status === "completed";
   const pending = planned ? made - sent - failed : Math.max(0, b.total - sent - failed - b.suppressed);
-  const status: "queued" | "sending" | "completed" = planned && made - sent - failed === 0 ? "completed" : fanout.chunksDone === 0 && made === 0 ? "queued" : "sending";
+  const status: "queued" | "sending" | "completed" =
+    planned && made - sent - failed === 0 ? "completed" : fanout.chunksDone === 0 && made === 0 ? "queued" : "sending";
   const content = b.content as unknown as BroadcastContent;
   return {
     object: "broadcast" as const,

@@ -44,12 +44,18 @@ export const broadcastSchema = z.object({
   id: z.string().describe("`bcast_…`"),
   audienceId: z.uuid(),
   inboxId: z.uuid(),
-  status: z.enum(BROADCAST_STATUSES).describe("`queued` until members are being made into messages, `sending` while any is made or queued for its transport, `completed` when every member's message is final."),
+  status: z
+    .enum(BROADCAST_STATUSES)
+    .describe(
+      "`queued` until members are being made into messages, `sending` while any is made or queued for its transport, `completed` when every member's message is final.",
+    ),
   counts: z.object({
     total: z.int().describe("Active members in the snapshot taken when the broadcast was queued."),
     sent: z.int(),
     failed: z.int(),
-    suppressed: z.int().describe("Members skipped: suppressed or complained (unless ignoreComplaints), or unsubscribed since."),
+    suppressed: z
+      .int()
+      .describe("Members skipped: suppressed or complained (unless ignoreComplaints), or unsubscribed since."),
     pending: z.int().describe("Members whose message is not final yet."),
   }),
   template: z.object({ id: z.uuid(), version: z.int() }).nullable(),
@@ -60,12 +66,26 @@ export const broadcastSchema = z.object({
 const audienceParams = z.strictObject({ audienceId: uuidParam });
 const memberInput = z
   .strictObject({
-    email: z.string().trim().min(1).max(320).optional().describe("An address, or a contact reference (`@alias`, `contact:<id>`, `@me`)."),
-    contact: z.string().trim().min(1).max(200).optional().describe("A contact reference: the member's address is its primary email handle."),
+    email: z
+      .string()
+      .trim()
+      .min(1)
+      .max(320)
+      .optional()
+      .describe("An address, or a contact reference (`@alias`, `contact:<id>`, `@me`)."),
+    contact: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("A contact reference: the member's address is its primary email handle."),
     name: z.string().trim().min(1).max(200).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
-  .refine((m) => (m.email === undefined) !== (m.contact === undefined), { message: "Give exactly one of `email` or `contact`." });
+  .refine((m) => (m.email === undefined) !== (m.contact === undefined), {
+    message: "Give exactly one of `email` or `contact`.",
+  });
 
 export const listAudiences = defineContract({
   id: "listAudiences",
@@ -85,7 +105,10 @@ export const createAudience = defineContract({
   access: "audiences:write",
   tag,
   summary: "Create an audience",
-  body: z.strictObject({ name: z.string().trim().min(1).max(200), description: z.string().trim().max(2000).optional() }),
+  body: z.strictObject({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().trim().max(2000).optional(),
+  }),
   example: { name: "Newsletter", description: "Monthly product news" },
   response: z.object({ list: audienceSchema }),
 });
@@ -97,7 +120,8 @@ export const getAudience = defineContract({
   access: "audiences:read",
   tag,
   summary: "Get an audience with its members",
-  description: "Members newest first, a page at a time (`limit` 1–100, default 100; `cursor` from `pagination.nextCursor`); `status` filters.",
+  description:
+    "Members newest first, a page at a time (`limit` 1–100, default 100; `cursor` from `pagination.nextCursor`); `status` filters.",
   params: audienceParams,
   query: z.strictObject({ ...paginationQuery(100), status: z.enum(["active", "unsubscribed"]).optional() }),
   response: z.object({ list: audienceSchema, members: z.array(audienceMemberSchema), pagination: paginationSchema }),
@@ -142,10 +166,41 @@ export const removeAudienceMember = defineContract({
 });
 
 /** BroadcastRequest: a send's body fields; the per-recipient ones are refused (400 naming them). */
-export const PER_RECIPIENT_FIELDS = ["to", "cc", "bcc", "contactId", "channel", "sendAt", "inReplyTo", "references", "replyToMessageId", "dryRun", "buttons", "telegram"] as const;
+export const PER_RECIPIENT_FIELDS = [
+  "to",
+  "cc",
+  "bcc",
+  "contactId",
+  "channel",
+  "sendAt",
+  "inReplyTo",
+  "references",
+  "replyToMessageId",
+  "dryRun",
+  "buttons",
+  "telegram",
+] as const;
 export const broadcastBody = sendMessageBody
-  .pick({ inboxId: true, subject: true, text: true, html: true, react: true, template: true, attachments: true, idempotencyKey: true, replyTo: true, headers: true, tags: true, ignoreComplaints: true })
-  .extend(Object.fromEntries(PER_RECIPIENT_FIELDS.map((f) => [f, z.unknown().optional()])) as Record<(typeof PER_RECIPIENT_FIELDS)[number], z.ZodOptional<z.ZodUnknown>>);
+  .pick({
+    inboxId: true,
+    subject: true,
+    text: true,
+    html: true,
+    react: true,
+    template: true,
+    attachments: true,
+    idempotencyKey: true,
+    replyTo: true,
+    headers: true,
+    tags: true,
+    ignoreComplaints: true,
+  })
+  .extend(
+    Object.fromEntries(PER_RECIPIENT_FIELDS.map((f) => [f, z.unknown().optional()])) as Record<
+      (typeof PER_RECIPIENT_FIELDS)[number],
+      z.ZodOptional<z.ZodUnknown>
+    >,
+  );
 
 export const sendBroadcast = defineContract({
   id: "sendBroadcast",
@@ -163,7 +218,12 @@ export const sendBroadcast = defineContract({
   maxBodyBytes: 12 * 1024 * 1024,
   example: { inboxId: "01930000-0000-7000-8000-000000000000", subject: "News", text: "Hello from us" },
   errors: ["resource_not_found", "not_permitted"],
-  response: z.object({ object: z.literal("broadcast"), id: z.string(), audienceId: z.uuid(), status: z.literal("queued") }),
+  response: z.object({
+    object: z.literal("broadcast"),
+    id: z.string(),
+    audienceId: z.uuid(),
+    status: z.literal("queued"),
+  }),
 });
 
 export const getBroadcast = defineContract({

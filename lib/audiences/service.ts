@@ -41,7 +41,12 @@ export function toMember(row: MemberRow) {
 }
 
 /** The organization's audience (404 naming `audienceId` otherwise); `lock` takes its row lock. */
-export async function findAudience(db: DbOrTx, orgId: string, audienceId: string, opts: { lock?: boolean } = {}): Promise<AudienceRow> {
+export async function findAudience(
+  db: DbOrTx,
+  orgId: string,
+  audienceId: string,
+  opts: { lock?: boolean } = {},
+): Promise<AudienceRow> {
   const q = db
     .select()
     .from(audiences)
@@ -58,7 +63,9 @@ async function memberCount(db: DbOrTx, audienceId: string): Promise<number> {
 
 export async function listAudiences(db: DbOrTx, principal: Principal) {
   // The outer table is named in full: drizzle writes a single-table select's columns unqualified.
-  const n = sql<number>`(select count(*) from ${audienceMembers} m where m.audience_id = "audiences"."id")`.mapWith(Number);
+  const n = sql<number>`(select count(*) from ${audienceMembers} m where m.audience_id = "audiences"."id")`.mapWith(
+    Number,
+  );
   const rows = await db
     .select({ row: audiences, n })
     .from(audiences)
@@ -74,14 +81,28 @@ export async function createAudience(db: DbOrTx, principal: Principal, input: { 
       .values({ orgId: principal.orgId, name: input.name, description: input.description ?? null })
       .returning();
     if (!row) throw new Error("audience insert returned nothing");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "audience.created", resourceType: "audience", resourceId: row.id, metadata: { name: row.name } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "audience.created",
+      resourceType: "audience",
+      resourceId: row.id,
+      metadata: { name: row.name },
+    });
     return { list: toAudience(row, 0) };
   });
 }
 
-export async function getAudience(db: DbOrTx, principal: Principal, audienceId: string, query: { limit: number; cursor?: string; status?: "active" | "unsubscribed" }) {
+export async function getAudience(
+  db: DbOrTx,
+  principal: Principal,
+  audienceId: string,
+  query: { limit: number; cursor?: string; status?: "active" | "unsubscribed" },
+) {
   const row = await findAudience(db, principal.orgId, audienceId);
-  const where: (SQL | undefined)[] = [eq(audienceMembers.audienceId, row.id), keysetBefore(audienceMembers.createdAt, audienceMembers.id, decodeCursor(query.cursor))];
+  const where: (SQL | undefined)[] = [
+    eq(audienceMembers.audienceId, row.id),
+    keysetBefore(audienceMembers.createdAt, audienceMembers.id, decodeCursor(query.cursor)),
+  ];
   if (query.status) where.push(eq(audienceMembers.status, query.status));
   const rows = await db
     .select()
@@ -97,7 +118,13 @@ export async function deleteAudience(db: DbOrTx, principal: Principal, audienceI
   return db.transaction(async (tx) => {
     const row = await findAudience(tx, principal.orgId, audienceId, { lock: true });
     await tx.delete(audiences).where(eq(audiences.id, row.id));
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "audience.deleted", resourceType: "audience", resourceId: row.id, metadata: { name: row.name } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "audience.deleted",
+      resourceType: "audience",
+      resourceId: row.id,
+      metadata: { name: row.name },
+    });
     return { deleted: true as const, id: row.id };
   });
 }
@@ -112,7 +139,12 @@ const INSERT_CHUNK = 500;
  * Duplicates are merged — within the request (the first wins) and with existing members (left as
  * they are); `imported` counts the rows that are new.
  */
-export async function addAudienceMembers(db: DbOrTx, principal: Principal, audienceId: string, input: { members: MemberInput[] }) {
+export async function addAudienceMembers(
+  db: DbOrTx,
+  principal: Principal,
+  audienceId: string,
+  input: { members: MemberInput[] },
+) {
   const orgId = principal.orgId;
   const rows = new Map<string, typeof audienceMembers.$inferInsert>();
   for (const [i, m] of input.members.entries()) {
@@ -124,10 +156,19 @@ export async function addAudienceMembers(db: DbOrTx, principal: Principal, audie
       ({ address: email, contactId } = await contactAddress(db, orgId, ref, ["email"], param));
     } else {
       email = (m.email ?? "").trim().toLowerCase();
-      if (!emailSchema.safeParse(email).success) throw invalidRequest(`"${m.email}" is not a valid email address.`, param);
+      if (!emailSchema.safeParse(email).success)
+        throw invalidRequest(`"${m.email}" is not a valid email address.`, param);
     }
     if (rows.has(email)) continue;
-    rows.set(email, { orgId, audienceId, email, name: m.name ?? null, contactId, metadata: m.metadata ?? {}, source: contactId ? "contact" : "api" });
+    rows.set(email, {
+      orgId,
+      audienceId,
+      email,
+      name: m.name ?? null,
+      contactId,
+      metadata: m.metadata ?? {},
+      source: contactId ? "contact" : "api",
+    });
   }
   return db.transaction(async (tx) => {
     const row = await findAudience(tx, orgId, audienceId, { lock: true });
@@ -142,7 +183,13 @@ export async function addAudienceMembers(db: DbOrTx, principal: Principal, audie
       imported += written.length;
     }
     await tx.update(audiences).set({ updatedAt: new Date() }).where(eq(audiences.id, row.id));
-    await recordAudit(tx, principal, { orgId, action: "audience.members_added", resourceType: "audience", resourceId: row.id, metadata: { requested: input.members.length, imported } });
+    await recordAudit(tx, principal, {
+      orgId,
+      action: "audience.members_added",
+      resourceType: "audience",
+      resourceId: row.id,
+      metadata: { requested: input.members.length, imported },
+    });
     return { audienceId: row.id, imported };
   });
 }
@@ -155,7 +202,13 @@ export async function removeAudienceMember(db: DbOrTx, principal: Principal, aud
       .where(and(eq(audienceMembers.audienceId, row.id), eq(audienceMembers.id, memberId)))
       .returning({ id: audienceMembers.id, email: audienceMembers.email });
     if (deleted.length === 0) throw notFound("audience member", "memberId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "audience.member_removed", resourceType: "audience", resourceId: row.id, metadata: { memberId } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "audience.member_removed",
+      resourceType: "audience",
+      resourceId: row.id,
+      metadata: { memberId },
+    });
     return { deleted: true as const, id: memberId };
   });
 }

@@ -32,7 +32,10 @@ export function unsubscribeUrl(token: string): string {
 }
 
 export function unsubscribeHeaders(sign: UnsubscribeSigner, memberId: string): Record<string, string> {
-  return { "List-Unsubscribe": `<${unsubscribeUrl(sign(memberId))}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
+  return {
+    "List-Unsubscribe": `<${unsubscribeUrl(sign(memberId))}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+  };
 }
 
 /** The member a token names, when its signature holds; null otherwise. */
@@ -43,7 +46,12 @@ async function memberOf(db: DbOrTx, token: string) {
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   const [row] = await db
-    .select({ id: audienceMembers.id, email: audienceMembers.email, status: audienceMembers.status, audience: audiences.name })
+    .select({
+      id: audienceMembers.id,
+      email: audienceMembers.email,
+      status: audienceMembers.status,
+      audience: audiences.name,
+    })
     .from(audienceMembers)
     .innerJoin(audiences, eq(audiences.id, audienceMembers.audienceId))
     .where(eq(audienceMembers.id, memberId));

@@ -56,15 +56,26 @@ export async function ensureBuckets(db: DbOrTx, orgId: string): Promise<void> {
 
 export async function reservedBucket(db: DbOrTx, orgId: string, kind: "default" | "inbound"): Promise<BucketRow> {
   await ensureBuckets(db, orgId);
-  const [row] = await db.select().from(buckets).where(and(eq(buckets.orgId, orgId), eq(buckets.kind, kind)));
+  const [row] = await db
+    .select()
+    .from(buckets)
+    .where(and(eq(buckets.orgId, orgId), eq(buckets.kind, kind)));
   if (!row) throw new Error(`organization ${orgId} has no ${kind} bucket`);
   return row;
 }
 
-export async function usage(db: DbOrTx, orgId: string, bucketIds: string[]): Promise<Map<string, { bytes: number; count: number }>> {
+export async function usage(
+  db: DbOrTx,
+  orgId: string,
+  bucketIds: string[],
+): Promise<Map<string, { bytes: number; count: number }>> {
   if (bucketIds.length === 0) return new Map();
   const rows = await db
-    .select({ bucketId: bucketObjects.bucketId, bytes: sql<string>`coalesce(sum(${bucketObjects.bytes}), 0)`, count: sql<string>`count(*)` })
+    .select({
+      bucketId: bucketObjects.bucketId,
+      bytes: sql<string>`coalesce(sum(${bucketObjects.bytes}), 0)`,
+      count: sql<string>`count(*)`,
+    })
     .from(bucketObjects)
     .where(and(eq(bucketObjects.orgId, orgId), inArray(bucketObjects.bucketId, bucketIds), finalized))
     .groupBy(bucketObjects.bucketId);
@@ -110,18 +121,35 @@ export function toObject(row: ObjectRow): BucketObject {
 
 export async function findBucket(db: DbOrTx, principal: Principal, bucketId: string): Promise<BucketRow> {
   const uuid = bucketUuid(bucketId);
-  const [row] = uuid ? await db.select().from(buckets).where(and(eq(buckets.orgId, principal.orgId), eq(buckets.id, uuid))) : [];
+  const [row] = uuid
+    ? await db
+        .select()
+        .from(buckets)
+        .where(and(eq(buckets.orgId, principal.orgId), eq(buckets.id, uuid)))
+    : [];
   if (!row) throw notFound("bucket", "bucketId");
   return row;
 }
 
 /** A finalized object of the bucket (an upload in progress is found only with `uploading`). */
-export async function findObject(db: DbOrTx, principal: Principal, bucketId: string, objectId: string, opts: { uploading?: boolean } = {}): Promise<ObjectRow> {
+export async function findObject(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  objectId: string,
+  opts: { uploading?: boolean } = {},
+): Promise<ObjectRow> {
   const bucket = await findBucket(db, principal, bucketId);
   const [row] = await db
     .select()
     .from(bucketObjects)
-    .where(and(eq(bucketObjects.orgId, principal.orgId), eq(bucketObjects.bucketId, bucket.id), eq(bucketObjects.id, objectId)));
+    .where(
+      and(
+        eq(bucketObjects.orgId, principal.orgId),
+        eq(bucketObjects.bucketId, bucket.id),
+        eq(bucketObjects.id, objectId),
+      ),
+    );
   if (!row || (row.state === "uploading" && !opts.uploading)) throw notFound("object", "objectId");
   return row;
 }

@@ -60,7 +60,8 @@ export const listBuckets = defineContract({
   access: "buckets:read",
   tag,
   summary: "List buckets",
-  description: "Every bucket of the organization, the default and the reserved inbound bucket first. `usedBytes` and `objectCount` count finalized objects.",
+  description:
+    "Every bucket of the organization, the default and the reserved inbound bucket first. `usedBytes` and `objectCount` count finalized objects.",
   response: z.object({ object: z.literal("list"), data: z.array(bucketSchema), pagination: paginationSchema }),
 });
 
@@ -71,7 +72,10 @@ export const createBucket = defineContract({
   access: "buckets:write",
   tag,
   summary: "Create a bucket",
-  body: z.strictObject({ name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and dashes, 1..63"), ...bucketFields }),
+  body: z.strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lower-case letters, digits and dashes, 1..63"),
+    ...bucketFields,
+  }),
   example: { name: "reports", displayName: "Reports" },
   errors: ["conflict"],
   response: bucketSchema,
@@ -95,7 +99,8 @@ export const updateBucket = defineContract({
   access: "buckets:write",
   tag,
   summary: "Update a bucket",
-  description: "Display name, description, metadata and `status` (`active` or `archived`: an archived bucket takes no uploads).",
+  description:
+    "Display name, description, metadata and `status` (`active` or `archived`: an archived bucket takes no uploads).",
   params: bucketParams,
   body: z.strictObject({ ...bucketFields, status: z.enum(["active", "archived"]).optional() }),
   example: { displayName: "Quarterly reports" },
@@ -109,7 +114,8 @@ export const deleteBucket = defineContract({
   access: "buckets:write",
   tag,
   summary: "Delete a bucket",
-  description: "Deletes an empty bucket. The default and the reserved inbound bucket cannot be deleted (403); a bucket with objects is 409.",
+  description:
+    "Deletes an empty bucket. The default and the reserved inbound bucket cannot be deleted (403); a bucket with objects is 409.",
   params: bucketParams,
   errors: ["not_permitted", "conflict"],
   response: z.object({ deleted: z.literal(true), id: z.string() }),
@@ -163,7 +169,8 @@ export const finalizeObject = defineContract({
   access: "buckets:write",
   tag,
   summary: "Finalize an upload",
-  description: "Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet.",
+  description:
+    "Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet.",
   params: objectParams,
   errors: ["conflict"],
   response: bucketObjectSchema,
@@ -213,7 +220,8 @@ export const batchDeleteBucketObjects = defineContract({
   access: "buckets:write",
   tag,
   summary: "Delete objects",
-  description: "1..1000 ids. Each id succeeds or fails on its own (`failed`: id, code, message); a failure never aborts the rest.",
+  description:
+    "1..1000 ids. Each id succeeds or fails on its own (`failed`: id, code, message); a failure never aborts the rest.",
   params: bucketParams,
   body: z.strictObject({ objectIds: z.array(z.uuid()).min(1).max(1000) }),
   example: { objectIds: ["01930000-0000-7000-8000-000000000000"] },
@@ -292,14 +300,25 @@ export const listShareLinkOpens = defineContract({
   access: "buckets:read",
   tag: shareTag,
   summary: "A share link's opens",
-  description: "Every open of the link, newest first (at most 500): page views, downloads and refusals (wrong password, used up, expired, revoked).",
+  description:
+    "Every open of the link, newest first (at most 500): page views, downloads and refusals (wrong password, used up, expired, revoked).",
   params: linkParams,
   response: z.object({
     object: z.literal("share_link_opens"),
     shareLinkId: z.string(),
     objectId: z.uuid(),
     summary: z.object({ views: z.int(), downloads: z.int(), refused: z.int(), lastOpenedAt: isoDate.nullable() }),
-    data: z.array(z.object({ id: z.uuid(), kind: z.enum(["view", "download"]), outcome: z.string(), objectId: z.uuid().nullable(), ip: z.string().nullable(), userAgent: z.string().nullable(), createdAt: isoDate })),
+    data: z.array(
+      z.object({
+        id: z.uuid(),
+        kind: z.enum(["view", "download"]),
+        outcome: z.string(),
+        objectId: z.uuid().nullable(),
+        ip: z.string().nullable(),
+        userAgent: z.string().nullable(),
+        createdAt: isoDate,
+      }),
+    ),
   }),
 });
 
@@ -323,7 +342,8 @@ export const createShareBundle = defineContract({
   access: "buckets:write",
   tag: shareTag,
   summary: "Share several objects",
-  description: "One link to 1..100 `clean` objects of the organization. `shareUrl` (the `/s/` page listing the files) and `token` appear only here; each file download counts one use.",
+  description:
+    "One link to 1..100 `clean` objects of the organization. `shareUrl` (the `/s/` page listing the files) and `token` appear only here; each file download counts one use.",
   body: z.strictObject({
     objectIds: z.array(z.uuid()).min(1).max(100),
     password: z.string().min(1).max(200).optional(),

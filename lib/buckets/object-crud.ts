@@ -7,9 +7,22 @@ import { type ApiError, notFound, notPermitted } from "@/lib/core/errors";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { storage } from "@/lib/providers/storage";
 import { bucketPublicId } from "./ids";
-import { type BucketObject, finalized, findBucket, findObject, type ObjectRow, type ScanStatus, toObject } from "./bucket";
+import {
+  type BucketObject,
+  finalized,
+  findBucket,
+  findObject,
+  type ObjectRow,
+  type ScanStatus,
+  toObject,
+} from "./bucket";
 
-export async function listObjects(db: DbOrTx, principal: Principal, bucketId: string, query: { limit: number; cursor?: string; scanStatus?: ScanStatus }) {
+export async function listObjects(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  query: { limit: number; cursor?: string; scanStatus?: ScanStatus },
+) {
   const bucket = await findBucket(db, principal, bucketId);
   const after = decodeCursor(query.cursor);
   const rows = await db
@@ -29,15 +42,32 @@ export async function listObjects(db: DbOrTx, principal: Principal, bucketId: st
   return { object: "list" as const, data: page.items.map(toObject), pagination: page.pagination };
 }
 
-export async function getObject(db: DbOrTx, principal: Principal, bucketId: string, objectId: string): Promise<BucketObject> {
+export async function getObject(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  objectId: string,
+): Promise<BucketObject> {
   return toObject(await findObject(db, principal, bucketId, objectId));
 }
 
 /** The owner's download URL; infected bytes are never served. */
-export async function objectDownloadUrl(db: DbOrTx, principal: Principal, bucketId: string, objectId: string, expiresInSeconds: number) {
+export async function objectDownloadUrl(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  objectId: string,
+  expiresInSeconds: number,
+) {
   const row = await findObject(db, principal, bucketId, objectId);
-  if (row.state === "infected") throw notPermitted(`This object is infected (${row.scanSignature ?? "malware"}) and is never served.`, "objectId");
-  const url = await storage().presignGet({ key: row.storageKey, expiresInSeconds, filename: row.filename, contentType: row.contentType });
+  if (row.state === "infected")
+    throw notPermitted(`This object is infected (${row.scanSignature ?? "malware"}) and is never served.`, "objectId");
+  const url = await storage().presignGet({
+    key: row.storageKey,
+    expiresInSeconds,
+    filename: row.filename,
+    contentType: row.contentType,
+  });
   return { downloadUrl: url.url, expiresInSeconds, expiresAt: url.expiresAt.toISOString() };
 }
 
@@ -52,7 +82,13 @@ async function deleteRows(db: DbOrTx, principal: Principal, rows: ObjectRow[]): 
       ),
     );
     for (const r of rows) {
-      await recordAudit(tx, principal, { orgId: principal.orgId, action: "bucket_object.deleted", resourceType: "bucket_object", resourceId: r.id, metadata: { bucketId: bucketPublicId(r.bucketId), filename: r.filename } });
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "bucket_object.deleted",
+        resourceType: "bucket_object",
+        resourceId: r.id,
+        metadata: { bucketId: bucketPublicId(r.bucketId), filename: r.filename },
+      });
     }
   });
   // After the commit; bytes left by a crash here belong to no row and the storage sweep collects them.
@@ -60,10 +96,17 @@ async function deleteRows(db: DbOrTx, principal: Principal, rows: ObjectRow[]): 
 }
 
 function refuseAttachmentObject(row: ObjectRow): ApiError | null {
-  return row.attachmentId ? notPermitted("This object is an inbound email attachment; it goes when its message is deleted.", "objectId") : null;
+  return row.attachmentId
+    ? notPermitted("This object is an inbound email attachment; it goes when its message is deleted.", "objectId")
+    : null;
 }
 
-export async function deleteObject(db: DbOrTx, principal: Principal, bucketId: string, objectId: string): Promise<{ deleted: true; id: string }> {
+export async function deleteObject(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  objectId: string,
+): Promise<{ deleted: true; id: string }> {
   const row = await findObject(db, principal, bucketId, objectId);
   const refused = refuseAttachmentObject(row);
   if (refused) throw refused;
@@ -77,7 +120,14 @@ export async function batchDeleteObjects(db: DbOrTx, principal: Principal, bucke
   const rows = await db
     .select()
     .from(bucketObjects)
-    .where(and(eq(bucketObjects.orgId, principal.orgId), eq(bucketObjects.bucketId, bucket.id), inArray(bucketObjects.id, ids), finalized));
+    .where(
+      and(
+        eq(bucketObjects.orgId, principal.orgId),
+        eq(bucketObjects.bucketId, bucket.id),
+        inArray(bucketObjects.id, ids),
+        finalized,
+      ),
+    );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const failed: { id: string; code: string; message: string }[] = [];
   const doomed: ObjectRow[] = [];

@@ -12,7 +12,6 @@ import { objectScanRequested } from "./workflow-events";
 
 export { servable } from "./gate";
 
-
 /** Starts the scan of `pending` objects with the caller's transaction (embedded) or after it (Inngest). */
 export function requestScan(tx: DbOrTx, rows: Pick<ObjectRow, "id" | "orgId">[]): Promise<() => Promise<void>> {
   // The event id makes a repeated request for the same object one run.
@@ -22,23 +21,38 @@ export function requestScan(tx: DbOrTx, rows: Pick<ObjectRow, "id" | "orgId">[])
   );
 }
 
-export type ScanOutcome = { status: "clean" | "infected" | "failed"; signature: string | null; engine: string | null; error?: string } | { status: "gone" | "done" };
+export type ScanOutcome =
+  | { status: "clean" | "infected" | "failed"; signature: string | null; engine: string | null; error?: string }
+  | { status: "gone" | "done" };
 
 /**
  * Moves an object out of `pending` exactly once and emits `object.scanned` in the same
  * transaction. A row that already left `pending` (a rerun) is left as it is.
  */
-async function settle(db: DbOrTx, row: ObjectRow, outcome: { status: "clean" | "infected" | "failed"; signature: string | null; engine: string | null; error?: string }): Promise<boolean> {
+async function settle(
+  db: DbOrTx,
+  row: ObjectRow,
+  outcome: { status: "clean" | "infected" | "failed"; signature: string | null; engine: string | null; error?: string },
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(bucketObjects)
-      .set({ state: outcome.status, scanSignature: outcome.signature, scanEngine: outcome.engine, scanError: outcome.error ?? null, scannedAt: new Date() })
+      .set({
+        state: outcome.status,
+        scanSignature: outcome.signature,
+        scanEngine: outcome.engine,
+        scanError: outcome.error ?? null,
+        scannedAt: new Date(),
+      })
       .where(and(eq(bucketObjects.id, row.id), eq(bucketObjects.state, "pending")))
       .returning();
     if (!updated) return false;
     let messageId: string | null = null;
     if (updated.attachmentId) {
-      const [a] = await tx.select({ messageId: attachments.messageId }).from(attachments).where(eq(attachments.id, updated.attachmentId));
+      const [a] = await tx
+        .select({ messageId: attachments.messageId })
+        .from(attachments)
+        .where(eq(attachments.id, updated.attachmentId));
       messageId = a?.messageId ?? null;
     }
     await appendEvent(tx, {
@@ -94,7 +108,8 @@ export async function scanObject(db: DbOrTx, objectId: string): Promise<ScanOutc
 /** After the last failed attempt: `failed`, with the reason. */
 export async function markScanFailed(db: DbOrTx, objectId: string, error: string): Promise<void> {
   const row = await pendingRow(db, objectId);
-  if (row?.state === "pending") await settle(db, row, { status: "failed", signature: null, engine: scanner().kind, error: error.slice(0, 500) });
+  if (row?.state === "pending")
+    await settle(db, row, { status: "failed", signature: null, engine: scanner().kind, error: error.slice(0, 500) });
 }
 
 export { ScanError };
@@ -136,9 +151,18 @@ export async function rescanStale(db: Db, olderThanSeconds = 900): Promise<numbe
   const rows = await db
     .select({ id: bucketObjects.id, orgId: bucketObjects.orgId })
     .from(bucketObjects)
-    .where(and(eq(bucketObjects.state, "pending"), lt(bucketObjects.finalizedAt, new Date(Date.now() - olderThanSeconds * 1000))))
+    .where(
+      and(
+        eq(bucketObjects.state, "pending"),
+        lt(bucketObjects.finalizedAt, new Date(Date.now() - olderThanSeconds * 1000)),
+      ),
+    )
     .limit(1000);
   // A fresh event id per sweep: the original run may have ended without settling the object.
-  if (rows.length) await publishWorkflowEventsNow(db, rows.map((r) => objectScanRequested.create({ objectId: r.id, orgId: r.orgId })));
+  if (rows.length)
+    await publishWorkflowEventsNow(
+      db,
+      rows.map((r) => objectScanRequested.create({ objectId: r.id, orgId: r.orgId })),
+    );
   return rows.length;
 }

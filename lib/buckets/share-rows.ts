@@ -14,7 +14,10 @@ export const hashToken = (token: string) => createHash("sha256").update(token).d
 
 export const newToken = () => randomBytes(24).toString("base64url");
 
-export const shareUrls = (token: string) => ({ shareUrl: `${publicBaseUrl()}/s/${token}`, downloadUrl: `${userContentBaseUrl()}/d/${token}` });
+export const shareUrls = (token: string) => ({
+  shareUrl: `${publicBaseUrl()}/s/${token}`,
+  downloadUrl: `${userContentBaseUrl()}/d/${token}`,
+});
 
 export function toShareLink(row: LinkRow) {
   return {
@@ -61,7 +64,12 @@ export async function revoke(db: DbOrTx, principal: Principal, row: LinkRow): Pr
       .where(eq(shareLinks.id, row.id))
       .returning();
     if (!updated) throw notFound("share link");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: `${row.kind === "bundle" ? "share_bundle" : "share_link"}.revoked`, resourceType: row.kind === "bundle" ? "share_bundle" : "share_link", resourceId: row.id });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: `${row.kind === "bundle" ? "share_bundle" : "share_link"}.revoked`,
+      resourceType: row.kind === "bundle" ? "share_bundle" : "share_link",
+      resourceId: row.id,
+    });
     return updated;
   });
 }

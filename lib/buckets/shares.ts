@@ -37,18 +37,26 @@ function closedReason(link: LinkRow, now = new Date()): string | null {
 
 async function linkByToken(db: DbOrTx, token: string): Promise<LinkRow | null> {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return null;
-  const [row] = await db.select().from(shareLinks).where(eq(shareLinks.tokenHash, hashToken(token)));
+  const [row] = await db
+    .select()
+    .from(shareLinks)
+    .where(eq(shareLinks.tokenHash, hashToken(token)));
   return row ?? null;
 }
 
 async function filesOf(db: DbOrTx, link: LinkRow): Promise<SharedFile[]> {
   const ids = link.kind === "object" ? (link.objectId ? [link.objectId] : []) : link.objectIds;
   if (ids.length === 0) return [];
-  const rows = await db.select().from(bucketObjects).where(and(eq(bucketObjects.orgId, link.orgId), inArray(bucketObjects.id, ids)));
+  const rows = await db
+    .select()
+    .from(bucketObjects)
+    .where(and(eq(bucketObjects.orgId, link.orgId), inArray(bucketObjects.id, ids)));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => {
     const r = byId.get(id);
-    return r && servable(r.state) ? [{ id: r.id, filename: r.filename, bytes: r.bytes, contentType: r.contentType, storageKey: r.storageKey }] : [];
+    return r && servable(r.state)
+      ? [{ id: r.id, filename: r.filename, bytes: r.bytes, contentType: r.contentType, storageKey: r.storageKey }]
+      : [];
   });
 }
 
@@ -57,22 +65,54 @@ export interface Visitor {
   userAgent: string | null;
 }
 
-async function logOpen(db: DbOrTx, link: LinkRow, kind: "view" | "download", outcome: string, objectId: string | null, who: Visitor): Promise<void> {
-  await db.insert(shareLinkOpens).values({ orgId: link.orgId, shareLinkId: link.id, objectId, kind, outcome, ip: who.ip, userAgent: who.userAgent?.slice(0, 300) ?? null });
+async function logOpen(
+  db: DbOrTx,
+  link: LinkRow,
+  kind: "view" | "download",
+  outcome: string,
+  objectId: string | null,
+  who: Visitor,
+): Promise<void> {
+  await db
+    .insert(shareLinkOpens)
+    .values({
+      orgId: link.orgId,
+      shareLinkId: link.id,
+      objectId,
+      kind,
+      outcome,
+      ip: who.ip,
+      userAgent: who.userAgent?.slice(0, 300) ?? null,
+    });
 }
 
 /** The share page: what the link shows (a view is logged; it uses nothing). Null for an unknown token. */
-export async function viewShare(db: DbOrTx, token: string, who: Visitor, opts: { log?: boolean } = {}): Promise<ShareView | null> {
+export async function viewShare(
+  db: DbOrTx,
+  token: string,
+  who: Visitor,
+  opts: { log?: boolean } = {},
+): Promise<ShareView | null> {
   const link = await linkByToken(db, token);
   if (!link) return null;
   const closed = closedReason(link);
   if (opts.log !== false) await logOpen(db, link, "view", closed ?? "viewed", null, who);
-  return { linkId: link.id, kind: link.kind, hasPassword: link.passwordHash !== null, files: closed ? [] : await filesOf(db, link), closed };
+  return {
+    linkId: link.id,
+    kind: link.kind,
+    hasPassword: link.passwordHash !== null,
+    files: closed ? [] : await filesOf(db, link),
+    closed,
+  };
 }
 
 export type DownloadResult =
   | { ok: true; file: SharedFile }
-  | { ok: false; status: 401 | 403 | 404 | 410; reason: "unknown" | "password_required" | "wrong_password" | "revoked" | "expired" | "used_up" | "not_available" };
+  | {
+      ok: false;
+      status: 401 | 403 | 404 | 410;
+      reason: "unknown" | "password_required" | "wrong_password" | "revoked" | "expired" | "used_up" | "not_available";
+    };
 
 /**
  * A download through a share link: the password (Argon2id) is checked first, then one use is
@@ -80,12 +120,24 @@ export type DownloadResult =
  * downloads of a one-time link yield exactly one success. The open is logged and
  * `share_link.opened` emitted in the same transaction as the use.
  */
-export async function downloadShare(db: DbOrTx, token: string, opts: { password?: string | null; objectId?: string | null }, who: Visitor): Promise<DownloadResult> {
+export async function downloadShare(
+  db: DbOrTx,
+  token: string,
+  opts: { password?: string | null; objectId?: string | null },
+  who: Visitor,
+): Promise<DownloadResult> {
   const link = await linkByToken(db, token);
   if (!link) return { ok: false, status: 404, reason: "unknown" };
   const files = await filesOf(db, link);
-  const file = opts.objectId ? files.find((f) => f.id === opts.objectId) : link.kind === "object" ? files[0] : undefined;
-  const refuse = async (status: 401 | 403 | 404 | 410, reason: Exclude<DownloadResult, { ok: true }>["reason"]): Promise<DownloadResult> => {
+  const file = opts.objectId
+    ? files.find((f) => f.id === opts.objectId)
+    : link.kind === "object"
+      ? files[0]
+      : undefined;
+  const refuse = async (
+    status: 401 | 403 | 404 | 410,
+    reason: Exclude<DownloadResult, { ok: true }>["reason"],
+  ): Promise<DownloadResult> => {
     await logOpen(db, link, "download", reason, file?.id ?? null, who);
     return { ok: false, status, reason };
   };
@@ -142,9 +194,16 @@ const MAX_TOKENS_LOOKED_UP = 200;
  * up — whose URL appears in one of `bodies`, as its public id; null when there is none. A send's
  * `delivery: "link"` needs one (the service never edits the body to add it).
  */
-export async function shareLinkInBodies(db: DbOrTx, orgId: string, objectId: string, bodies: (string | null)[]): Promise<string | null> {
+export async function shareLinkInBodies(
+  db: DbOrTx,
+  orgId: string,
+  objectId: string,
+  bodies: (string | null)[],
+): Promise<string | null> {
   const tokens = new Set<string>();
-  for (const body of bodies) for (const m of body?.matchAll(SHARE_TOKEN_IN_TEXT) ?? []) if (m[1] && tokens.size < MAX_TOKENS_LOOKED_UP) tokens.add(m[1]);
+  for (const body of bodies)
+    for (const m of body?.matchAll(SHARE_TOKEN_IN_TEXT) ?? [])
+      if (m[1] && tokens.size < MAX_TOKENS_LOOKED_UP) tokens.add(m[1]);
   if (tokens.size === 0) return null;
   const rows = await db
     .select()

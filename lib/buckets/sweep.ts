@@ -8,7 +8,6 @@ import { filesystemBackend } from "@/lib/providers/storage";
 import { type StorageOwner, type SweepResult, sweepOrphans } from "@/lib/providers/storage/sweep";
 import { isUuid } from "@/lib/core/schemas";
 
-
 /** Bucket objects' bytes live at `objects/<orgId>/<objectId>`; a row in any state claims its key. */
 export function objectStorageOwner(db: DbOrTx): StorageOwner {
   return {
@@ -16,7 +15,10 @@ export function objectStorageOwner(db: DbOrTx): StorageOwner {
     async owned(keys) {
       const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => isUuid(id));
       if (ids.length === 0) return new Set();
-      const rows = await db.select({ storageKey: bucketObjects.storageKey }).from(bucketObjects).where(inArray(bucketObjects.id, ids));
+      const rows = await db
+        .select({ storageKey: bucketObjects.storageKey })
+        .from(bucketObjects)
+        .where(inArray(bucketObjects.id, ids));
       return new Set(rows.map((r) => r.storageKey));
     },
   };
@@ -26,7 +28,12 @@ export function objectStorageOwner(db: DbOrTx): StorageOwner {
 export async function dropAbandonedUploads(db: DbOrTx, graceSeconds: number, now = new Date()): Promise<number> {
   const rows = await db
     .delete(bucketObjects)
-    .where(and(eq(bucketObjects.state, "uploading"), lt(bucketObjects.uploadExpiresAt, new Date(now.getTime() - graceSeconds * 1000))))
+    .where(
+      and(
+        eq(bucketObjects.state, "uploading"),
+        lt(bucketObjects.uploadExpiresAt, new Date(now.getTime() - graceSeconds * 1000)),
+      ),
+    )
     .returning({ id: bucketObjects.id });
   return rows.length;
 }
@@ -36,10 +43,16 @@ export async function dropAbandonedUploads(db: DbOrTx, graceSeconds: number, now
  * no row owns once they are older than STORAGE_ORPHAN_GRACE_SECONDS, and the filesystem backend's
  * expired upload markers and abandoned temporary files.
  */
-export async function sweepStoredBytes(db: DbOrTx, opts: { graceSeconds?: number; now?: Date } = {}): Promise<SweepResult & { internal: number; abandonedUploads: number }> {
+export async function sweepStoredBytes(
+  db: DbOrTx,
+  opts: { graceSeconds?: number; now?: Date } = {},
+): Promise<SweepResult & { internal: number; abandonedUploads: number }> {
   const graceSeconds = opts.graceSeconds ?? env.STORAGE_ORPHAN_GRACE_SECONDS;
   const abandonedUploads = await dropAbandonedUploads(db, graceSeconds, opts.now);
-  const result = await sweepOrphans(storage(), [attachmentStorageOwner(db), objectStorageOwner(db)], { graceSeconds, now: opts.now });
+  const result = await sweepOrphans(storage(), [attachmentStorageOwner(db), objectStorageOwner(db)], {
+    graceSeconds,
+    now: opts.now,
+  });
   const internal = (await filesystemBackend()?.sweepInternal(opts.now)) ?? 0;
   return { ...result, internal, abandonedUploads };
 }

@@ -26,20 +26,36 @@ export async function createUpload(
   input: { filename: string; contentType?: string; size?: number; expiresInSeconds?: number },
 ) {
   const bucket = await findBucket(db, principal, bucketId);
-  if (bucket.kind === "inbound") throw notPermitted("The inbound bucket holds inbound email attachments only; upload to another bucket.", "bucketId");
+  if (bucket.kind === "inbound")
+    throw notPermitted(
+      "The inbound bucket holds inbound email attachments only; upload to another bucket.",
+      "bucketId",
+    );
   if (bucket.status !== "active") throw notPermitted("The bucket is archived; it takes no uploads.", "bucketId");
   const maxBytes = env.BUCKET_UPLOAD_MAX_BYTES;
-  if (input.size !== undefined && input.size > maxBytes) throw new ApiError("payload_too_large", `Files are limited to ${maxBytes} bytes.`, "size");
+  if (input.size !== undefined && input.size > maxBytes)
+    throw new ApiError("payload_too_large", `Files are limited to ${maxBytes} bytes.`, "size");
   const used = await storedBytes(db, principal.orgId);
   if (input.size !== undefined && used.files + used.attachments + input.size > env.STORAGE_LIMIT_BYTES) {
-    throw new ApiError("payload_too_large", `This file would exceed the organization's storage limit of ${env.STORAGE_LIMIT_BYTES} bytes.`, "size");
+    throw new ApiError(
+      "payload_too_large",
+      `This file would exceed the organization's storage limit of ${env.STORAGE_LIMIT_BYTES} bytes.`,
+      "size",
+    );
   }
   const contentType = input.contentType ?? "application/octet-stream";
   const expiresInSeconds = input.expiresInSeconds ?? DEFAULT_UPLOAD_SECONDS;
   // Presigned before the transaction: the filesystem backend reads its signing secret from the database.
   const id = uuidv7();
   const key = `objects/${principal.orgId}/${id}`;
-  const put = await storage().presignPut({ key, contentType, filename: input.filename, expiresInSeconds, size: input.size, maxBytes });
+  const put = await storage().presignPut({
+    key,
+    contentType,
+    filename: input.filename,
+    expiresInSeconds,
+    size: input.size,
+    maxBytes,
+  });
   return db.transaction(async (tx) => {
     await tx.insert(bucketObjects).values({
       id,
@@ -53,8 +69,21 @@ export async function createUpload(
       state: "uploading",
       uploadExpiresAt: put.expiresAt,
     });
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "bucket_object.upload_requested", resourceType: "bucket_object", resourceId: id, metadata: { filename: input.filename, size: input.size ?? null } });
-    return { objectId: id, uploadUrl: put.url, method: "PUT" as const, headers: put.headers, expiresInSeconds, expiresAt: put.expiresAt.toISOString() };
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "bucket_object.upload_requested",
+      resourceType: "bucket_object",
+      resourceId: id,
+      metadata: { filename: input.filename, size: input.size ?? null },
+    });
+    return {
+      objectId: id,
+      uploadUrl: put.url,
+      method: "PUT" as const,
+      headers: put.headers,
+      expiresInSeconds,
+      expiresAt: put.expiresAt.toISOString(),
+    };
   });
 }
 
@@ -72,17 +101,31 @@ function decodeFilename(raw: string | undefined, fallback: string): string {
  * Step two: the bytes are there, so the object is recorded (`pending`, its size as stored) and its
  * scan starts in the same transaction. Finalizing a finalized object answers it as it is.
  */
-export async function finalizeObject(db: DbOrTx, principal: Principal, bucketId: string, objectId: string): Promise<BucketObject> {
+export async function finalizeObject(
+  db: DbOrTx,
+  principal: Principal,
+  bucketId: string,
+  objectId: string,
+): Promise<BucketObject> {
   const row = await findObject(db, principal, bucketId, objectId, { uploading: true });
   if (row.state !== "uploading") {
     noAuditNeeded("already finalized");
     return toObject(row);
   }
   const info = await storage().head(row.storageKey);
-  if (!info) throw new ApiError("conflict", "Nothing was uploaded for this object yet: PUT the bytes to the upload URL first.", "objectId");
+  if (!info)
+    throw new ApiError(
+      "conflict",
+      "Nothing was uploaded for this object yet: PUT the bytes to the upload URL first.",
+      "objectId",
+    );
   if (row.maxBytes !== null && info.size > row.maxBytes) {
     await storage().delete(row.storageKey);
-    throw new ApiError("payload_too_large", `The uploaded file is larger than the ${row.maxBytes} bytes this upload allowed; it was discarded.`, "objectId");
+    throw new ApiError(
+      "payload_too_large",
+      `The uploaded file is larger than the ${row.maxBytes} bytes this upload allowed; it was discarded.`,
+      "objectId",
+    );
   }
   const filename = decodeFilename(info.metadata[META_FILENAME], row.filename);
   const contentType = info.metadata[META_CONTENT_TYPE] || info.contentType || row.contentType;
@@ -93,7 +136,13 @@ export async function finalizeObject(db: DbOrTx, principal: Principal, bucketId:
       .where(and(eq(bucketObjects.id, row.id), eq(bucketObjects.state, "uploading")))
       .returning();
     if (!updated) throw notFound("object", "objectId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "bucket_object.finalized", resourceType: "bucket_object", resourceId: row.id, metadata: { bytes: info.size } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "bucket_object.finalized",
+      resourceType: "bucket_object",
+      resourceId: row.id,
+      metadata: { bytes: info.size },
+    });
     const publish = await requestScan(tx, [updated]);
     return { updated, publish };
   });

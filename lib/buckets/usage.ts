@@ -8,7 +8,8 @@ import { storageBackend } from "@/lib/providers/storage";
 const SCANNER_INFO_TTL_MS = 60_000;
 let cachedInfo: { at: number; info: Promise<ScannerInfo> } | null = null;
 function scannerInfo(): Promise<ScannerInfo> {
-  if (!cachedInfo || Date.now() - cachedInfo.at > SCANNER_INFO_TTL_MS) cachedInfo = { at: Date.now(), info: askScanner() };
+  if (!cachedInfo || Date.now() - cachedInfo.at > SCANNER_INFO_TTL_MS)
+    cachedInfo = { at: Date.now(), info: askScanner() };
   return cachedInfo.info;
 }
 
@@ -38,15 +39,26 @@ export const storageSums = (orgId: string) => ({
  * The organization's stored bytes in one statement: message sizes (bodies and attachments),
  * attachments, finalized bucket files (not stored attachments), and the count of live file objects.
  */
-export async function storedFigures(db: DbOrTx, orgId: string): Promise<{ messageBytes: number; attachments: number; files: number; activeFileObjects: number }> {
+export async function storedFigures(
+  db: DbOrTx,
+  orgId: string,
+): Promise<{ messageBytes: number; attachments: number; files: number; activeFileObjects: number }> {
   const [row] = await db.select(storageSums(orgId)).from(organizations).where(eq(organizations.id, orgId));
-  return { messageBytes: Number(row?.messageBytes ?? 0), attachments: Number(row?.attachments ?? 0), files: Number(row?.files ?? 0), activeFileObjects: Number(row?.activeFileObjects ?? 0) };
+  return {
+    messageBytes: Number(row?.messageBytes ?? 0),
+    attachments: Number(row?.attachments ?? 0),
+    files: Number(row?.files ?? 0),
+    activeFileObjects: Number(row?.activeFileObjects ?? 0),
+  };
 }
 
 /** Bytes the organization stores now as files and message attachments (an upload's quota check). */
 export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
   const { files, attachments: attached } = storageSums(orgId);
-  const [row] = await db.select({ files, attachments: attached }).from(organizations).where(eq(organizations.id, orgId));
+  const [row] = await db
+    .select({ files, attachments: attached })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
   return { files: Number(row?.files ?? 0), attachments: Number(row?.attachments ?? 0) };
 }
 

@@ -18,7 +18,12 @@ import { budgetLimitsSchema } from "./contracts";
  */
 
 export type BudgetRow = typeof budgets.$inferSelect;
-export type BudgetLimitName = "maxSendsPerDay" | "maxNewRecipientsPerHour" | "hardStopOnComplaint" | "maxSpendPerDayCents" | "unevaluable";
+export type BudgetLimitName =
+  | "maxSendsPerDay"
+  | "maxNewRecipientsPerHour"
+  | "hardStopOnComplaint"
+  | "maxSpendPerDayCents"
+  | "unevaluable";
 
 export interface BudgetUsage {
   sendsLast24h: number;
@@ -54,9 +59,13 @@ export class BudgetTripped extends Error {
 
   toApiError(): ApiError {
     const { budget, limit, limitValue, usage } = this.trip;
-    const scope = budget.scope === "account" ? "the account's budget" : `the ${budget.scope} budget of ${budget.scopeKey}`;
+    const scope =
+      budget.scope === "account" ? "the account's budget" : `the ${budget.scope} budget of ${budget.scopeKey}`;
     if (limit === "maxSpendPerDayCents") {
-      return new ApiError("spend_cap_reached", `The paid hold would exceed ${scope}: maxSpendPerDayCents is ${String(limitValue)}, ${usage.spentLast24hCents} held or spent in the last 24 hours.`);
+      return new ApiError(
+        "spend_cap_reached",
+        `The paid hold would exceed ${scope}: maxSpendPerDayCents is ${String(limitValue)}, ${usage.spentLast24hCents} held or spent in the last 24 hours.`,
+      );
     }
     const why: Record<Exclude<BudgetLimitName, "maxSpendPerDayCents">, string> = {
       maxSendsPerDay: `maxSendsPerDay is ${String(limitValue)} and ${usage.sendsLast24h} recipients were sent to in the last 24 hours`,
@@ -98,7 +107,12 @@ function usageScope(b: BudgetRow): SQL {
  * A budget's usage now: recipients in the rolling windows, the account's complaint, its spend.
  * `forSend`: only what a send's check reads (the complaint when the budget stops on one; no spend).
  */
-export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), opts: { forSend?: boolean } = {}): Promise<BudgetUsage> {
+export async function usageOf(
+  db: DbOrTx,
+  b: BudgetRow,
+  now: Date = new Date(),
+  opts: { forSend?: boolean } = {},
+): Promise<BudgetUsage> {
   const dayAgo = new Date(now.getTime() - DAY);
   const hourAgo = new Date(now.getTime() - HOUR);
   const [sends] = await db
@@ -108,7 +122,8 @@ export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), 
     })
     .from(sendUsage)
     .where(and(usageScope(b), gt(sendUsage.createdAt, dayAgo)));
-  const needsComplaint = !opts.forSend || (b.limits as { hardStopOnComplaint?: unknown } | null)?.hardStopOnComplaint === true;
+  const needsComplaint =
+    !opts.forSend || (b.limits as { hardStopOnComplaint?: unknown } | null)?.hardStopOnComplaint === true;
   const [complaint] = needsComplaint
     ? await db
         .select({ one: sql<number>`1` })
@@ -121,10 +136,21 @@ export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), 
     const [row] = await db
       .select({ cents: sql<string>`coalesce(sum(${spendHolds.amountCents}), 0)` })
       .from(spendHolds)
-      .where(and(eq(spendHolds.orgId, b.orgId), inArray(spendHolds.status, ["held", "captured"]), gt(spendHolds.createdAt, dayAgo)));
+      .where(
+        and(
+          eq(spendHolds.orgId, b.orgId),
+          inArray(spendHolds.status, ["held", "captured"]),
+          gt(spendHolds.createdAt, dayAgo),
+        ),
+      );
     spent = Number(row?.cents ?? 0);
   }
-  return { sendsLast24h: Number(sends?.day ?? 0), newRecipientsLastHour: Number(sends?.hour ?? 0), accountHasComplaint: complaint !== undefined, spentLast24hCents: spent };
+  return {
+    sendsLast24h: Number(sends?.day ?? 0),
+    newRecipientsLastHour: Number(sends?.hour ?? 0),
+    accountHasComplaint: complaint !== undefined,
+    spentLast24hCents: spent,
+  };
 }
 
 /**
@@ -132,18 +158,30 @@ export async function usageOf(db: DbOrTx, b: BudgetRow, now: Date = new Date(), 
  * limits that do not parse break (`unevaluable`). With `recipients` 1 it says whether the budget is
  * tripped now (the console's budgets page).
  */
-export function brokenLimit(limits: unknown, usage: BudgetUsage, recipients: number): { limit: BudgetLimitName; limitValue: number | boolean | null } | null {
+export function brokenLimit(
+  limits: unknown,
+  usage: BudgetUsage,
+  recipients: number,
+): { limit: BudgetLimitName; limitValue: number | boolean | null } | null {
   const parsed = budgetLimitsSchema.safeParse(limits);
   if (!parsed.success) return { limit: "unevaluable", limitValue: null };
   const l = parsed.data;
-  if (l.hardStopOnComplaint === true && usage.accountHasComplaint) return { limit: "hardStopOnComplaint", limitValue: true };
-  if (l.maxSendsPerDay !== null && usage.sendsLast24h + recipients > l.maxSendsPerDay) return { limit: "maxSendsPerDay", limitValue: l.maxSendsPerDay };
-  if (l.maxNewRecipientsPerHour !== null && usage.newRecipientsLastHour + recipients > l.maxNewRecipientsPerHour) return { limit: "maxNewRecipientsPerHour", limitValue: l.maxNewRecipientsPerHour };
+  if (l.hardStopOnComplaint === true && usage.accountHasComplaint)
+    return { limit: "hardStopOnComplaint", limitValue: true };
+  if (l.maxSendsPerDay !== null && usage.sendsLast24h + recipients > l.maxSendsPerDay)
+    return { limit: "maxSendsPerDay", limitValue: l.maxSendsPerDay };
+  if (l.maxNewRecipientsPerHour !== null && usage.newRecipientsLastHour + recipients > l.maxNewRecipientsPerHour)
+    return { limit: "maxNewRecipientsPerHour", limitValue: l.maxNewRecipientsPerHour };
   return null;
 }
 
 /** The first limit a send of `recipients` would break, or null. Unreadable limits break. */
-export function sendTrip(b: BudgetRow, usage: BudgetUsage, recipients: number, inboxId: string | null): BudgetTrip | null {
+export function sendTrip(
+  b: BudgetRow,
+  usage: BudgetUsage,
+  recipients: number,
+  inboxId: string | null,
+): BudgetTrip | null {
   const broken = brokenLimit(b.limits, usage, recipients);
   return broken ? { budget: b, ...broken, usage, requested: recipients, inboxId } : null;
 }
@@ -166,12 +204,19 @@ export interface SendBudgetOptions {
  * The policy stage's check: refuses (429 `budget_exceeded`, `budget.tripped` recorded) a send that
  * is over a budget now; returns the plan the accepting transaction reserves with.
  */
-export async function checkSendBudgets(db: Db, subject: BudgetSubject, recipients: number, inboxId: string | null, opts: SendBudgetOptions & { record?: boolean } = {}): Promise<SendBudgetPlan> {
+export async function checkSendBudgets(
+  db: Db,
+  subject: BudgetSubject,
+  recipients: number,
+  inboxId: string | null,
+  opts: SendBudgetOptions & { record?: boolean } = {},
+): Promise<SendBudgetPlan> {
   const now = opts.now ?? new Date();
   const found = await budgetsOf(db, subject, false);
   for (const b of found) {
     const usage = await usageOf(db, b, now, { forSend: true });
-    const trip = opts.mode === "fire" ? complaintTrip(b, usage, recipients, inboxId) : sendTrip(b, usage, recipients, inboxId);
+    const trip =
+      opts.mode === "fire" ? complaintTrip(b, usage, recipients, inboxId) : sendTrip(b, usage, recipients, inboxId);
     if (trip) {
       const err = new BudgetTripped(trip);
       if (opts.record !== false) await recordTrip(db, trip);
@@ -181,10 +226,18 @@ export async function checkSendBudgets(db: Db, subject: BudgetSubject, recipient
   return { subject, recipients, inboxId, budgeted: found.length > 0 };
 }
 
-function complaintTrip(b: BudgetRow, usage: BudgetUsage, recipients: number, inboxId: string | null): BudgetTrip | null {
+function complaintTrip(
+  b: BudgetRow,
+  usage: BudgetUsage,
+  recipients: number,
+  inboxId: string | null,
+): BudgetTrip | null {
   const parsed = budgetLimitsSchema.safeParse(b.limits);
-  if (!parsed.success) return { budget: b, limit: "unevaluable", limitValue: null, usage, requested: recipients, inboxId };
-  return parsed.data.hardStopOnComplaint === true && usage.accountHasComplaint ? { budget: b, limit: "hardStopOnComplaint", limitValue: true, usage, requested: recipients, inboxId } : null;
+  if (!parsed.success)
+    return { budget: b, limit: "unevaluable", limitValue: null, usage, requested: recipients, inboxId };
+  return parsed.data.hardStopOnComplaint === true && usage.accountHasComplaint
+    ? { budget: b, limit: "hardStopOnComplaint", limitValue: true, usage, requested: recipients, inboxId }
+    : null;
 }
 
 /**
@@ -193,14 +246,28 @@ function complaintTrip(b: BudgetRow, usage: BudgetUsage, recipients: number, inb
  * `BudgetTripped` (so the transaction rolls back) when a limit would be exceeded. Call it last in
  * the transaction: the budget rows stay locked until the commit.
  */
-export async function reserveSend(tx: DbOrTx, plan: SendBudgetPlan, messageId: string, now: Date = new Date()): Promise<void> {
+export async function reserveSend(
+  tx: DbOrTx,
+  plan: SendBudgetPlan,
+  messageId: string,
+  now: Date = new Date(),
+): Promise<void> {
   if (plan.budgeted) {
     for (const b of await budgetsOf(tx, plan.subject, true)) {
       const trip = sendTrip(b, await usageOf(tx, b, now, { forSend: true }), plan.recipients, plan.inboxId);
       if (trip) throw new BudgetTripped(trip);
     }
   }
-  await tx.insert(sendUsage).values({ orgId: plan.subject.orgId, messageId, apiKeyId: plan.subject.apiKeyId, agentId: plan.subject.agentIds[0] ?? null, recipients: plan.recipients, createdAt: now });
+  await tx
+    .insert(sendUsage)
+    .values({
+      orgId: plan.subject.orgId,
+      messageId,
+      apiKeyId: plan.subject.apiKeyId,
+      agentId: plan.subject.agentIds[0] ?? null,
+      recipients: plan.recipients,
+      createdAt: now,
+    });
 }
 
 /** Gives back a send's reservation (a scheduled send canceled before it went out). */
@@ -229,7 +296,13 @@ export function tripData(trip: BudgetTrip) {
 export async function recordTrip(db: Db, trip: BudgetTrip): Promise<void> {
   const full = { ...trip, usage: await usageOf(db, trip.budget) };
   await db.transaction((tx) =>
-    appendEvent(tx, { orgId: trip.budget.orgId, type: "budget.tripped", partitionKey: `budget:${trip.budget.id}`, inboxId: trip.inboxId, data: tripData(full) }),
+    appendEvent(tx, {
+      orgId: trip.budget.orgId,
+      type: "budget.tripped",
+      partitionKey: `budget:${trip.budget.id}`,
+      inboxId: trip.inboxId,
+      data: tripData(full),
+    }),
   );
 }
 

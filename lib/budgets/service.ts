@@ -28,7 +28,11 @@ async function withUsage(db: DbOrTx, row: BudgetRow) {
 }
 
 export async function listBudgets(db: DbOrTx, principal: Principal) {
-  const rows = await db.select().from(budgets).where(eq(budgets.orgId, principal.orgId)).orderBy(asc(budgets.createdAt), asc(budgets.id));
+  const rows = await db
+    .select()
+    .from(budgets)
+    .where(eq(budgets.orgId, principal.orgId))
+    .orderBy(asc(budgets.createdAt), asc(budgets.id));
   return { budgets: await Promise.all(rows.map((r) => withUsage(db, r))) };
 }
 
@@ -82,9 +86,18 @@ function limitsOf(input: BudgetSetInput): StoredBudgetLimits {
     hardStopOnComplaint: l.hardStopOnComplaint ?? null,
     maxSpendPerDayCents: l.maxSpendPerDayCents ?? null,
   };
-  if (limits.maxSpendPerDayCents !== null && input.scope !== "account") throw invalidRequest("maxSpendPerDayCents applies to the account budget only.", "limits.maxSpendPerDayCents");
-  if (limits.maxSendsPerDay === null && limits.maxNewRecipientsPerHour === null && limits.maxSpendPerDayCents === null && limits.hardStopOnComplaint !== true) {
-    throw invalidRequest("Set at least one limit: maxSendsPerDay, maxNewRecipientsPerHour, maxSpendPerDayCents, or hardStopOnComplaint: true.", "limits");
+  if (limits.maxSpendPerDayCents !== null && input.scope !== "account")
+    throw invalidRequest("maxSpendPerDayCents applies to the account budget only.", "limits.maxSpendPerDayCents");
+  if (
+    limits.maxSendsPerDay === null &&
+    limits.maxNewRecipientsPerHour === null &&
+    limits.maxSpendPerDayCents === null &&
+    limits.hardStopOnComplaint !== true
+  ) {
+    throw invalidRequest(
+      "Set at least one limit: maxSendsPerDay, maxNewRecipientsPerHour, maxSpendPerDayCents, or hardStopOnComplaint: true.",
+      "limits",
+    );
   }
   return limits;
 }
@@ -101,8 +114,19 @@ export async function setBudget(db: Db, principal: Principal, input: BudgetSetIn
       .where(and(eq(budgets.orgId, principal.orgId), eq(budgets.scope, input.scope), eq(budgets.scopeKey, scopeKey)));
     const [stored] = await tx
       .insert(budgets)
-      .values({ orgId: principal.orgId, scope: input.scope, scopeKey, enabled: input.enabled, limits, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: [budgets.orgId, budgets.scope, budgets.scopeKey], set: { enabled: input.enabled, limits, updatedAt: now } })
+      .values({
+        orgId: principal.orgId,
+        scope: input.scope,
+        scopeKey,
+        enabled: input.enabled,
+        limits,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [budgets.orgId, budgets.scope, budgets.scopeKey],
+        set: { enabled: input.enabled, limits, updatedAt: now },
+      })
       .returning();
     if (!stored) throw new Error("budget upsert returned nothing");
     await recordAudit(tx, principal, {
@@ -110,7 +134,12 @@ export async function setBudget(db: Db, principal: Principal, input: BudgetSetIn
       action: existing ? "budget.updated" : "budget.created",
       resourceType: "budget",
       resourceId: stored.id,
-      metadata: { scope: stored.scope, scopeId: stored.scope === "account" ? null : stored.scopeKey, enabled: stored.enabled, limits: { ...limits } },
+      metadata: {
+        scope: stored.scope,
+        scopeId: stored.scope === "account" ? null : stored.scopeKey,
+        enabled: stored.enabled,
+        limits: { ...limits },
+      },
     });
     return stored;
   });
@@ -124,7 +153,13 @@ export async function deleteBudget(db: Db, principal: Principal, budgetId: strin
       .where(and(eq(budgets.orgId, principal.orgId), eq(budgets.id, budgetId)))
       .returning();
     if (!row) throw notFound("budget", "budgetId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "budget.deleted", resourceType: "budget", resourceId: row.id, metadata: { scope: row.scope, scopeId: row.scope === "account" ? null : row.scopeKey } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "budget.deleted",
+      resourceType: "budget",
+      resourceId: row.id,
+      metadata: { scope: row.scope, scopeId: row.scope === "account" ? null : row.scopeKey },
+    });
     return { deleted: true as const, id: row.id };
   });
 }

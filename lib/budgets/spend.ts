@@ -18,8 +18,15 @@ export type SpendHold = typeof spendHolds.$inferSelect;
  * Takes a hold inside the caller's transaction (the paid work's own), so a rollback releases it.
  * Throws `BudgetTripped` when over the cap; callers outside a transaction use `holdSpend`.
  */
-export async function holdSpendInTx(tx: DbOrTx, orgId: string, amountCents: number, reference: string, now: Date = new Date()): Promise<SpendHold> {
-  if (!Number.isInteger(amountCents) || amountCents < 0) throw new Error(`a hold is a whole, non-negative number of cents (got ${amountCents})`);
+export async function holdSpendInTx(
+  tx: DbOrTx,
+  orgId: string,
+  amountCents: number,
+  reference: string,
+  now: Date = new Date(),
+): Promise<SpendHold> {
+  if (!Number.isInteger(amountCents) || amountCents < 0)
+    throw new Error(`a hold is a whole, non-negative number of cents (got ${amountCents})`);
   const [budget] = await tx
     .select()
     .from(budgets)
@@ -31,7 +38,14 @@ export async function holdSpendInTx(tx: DbOrTx, orgId: string, amountCents: numb
     if (cap !== null) {
       const usage = await usageOf(tx, budget, now);
       if (cap === 0 || usage.spentLast24hCents + amountCents > cap) {
-        const trip: BudgetTrip = { budget, limit: "maxSpendPerDayCents", limitValue: cap, usage, requested: amountCents, inboxId: null };
+        const trip: BudgetTrip = {
+          budget,
+          limit: "maxSpendPerDayCents",
+          limitValue: cap,
+          usage,
+          requested: amountCents,
+          inboxId: null,
+        };
         throw new BudgetTripped(trip);
       }
     }
@@ -42,12 +56,22 @@ export async function holdSpendInTx(tx: DbOrTx, orgId: string, amountCents: numb
 }
 
 /** Takes a hold in a transaction of its own; over the cap: 429 `spend_cap_reached` and `budget.tripped`. */
-export function holdSpend(db: Db, orgId: string, amountCents: number, reference: string, now: Date = new Date()): Promise<SpendHold> {
+export function holdSpend(
+  db: Db,
+  orgId: string,
+  amountCents: number,
+  reference: string,
+  now: Date = new Date(),
+): Promise<SpendHold> {
   return refuseOnTrip(db, () => db.transaction((tx) => holdSpendInTx(tx, orgId, amountCents, reference, now)));
 }
 
 /** Settles a hold: `captured` (charged, keeps counting) or `released` (no longer counts). Only a `held` hold moves. */
-export async function settleSpend(db: DbOrTx, holdId: string, outcome: "captured" | "released"): Promise<SpendHold | null> {
+export async function settleSpend(
+  db: DbOrTx,
+  holdId: string,
+  outcome: "captured" | "released",
+): Promise<SpendHold | null> {
   const [row] = await db
     .update(spendHolds)
     .set({ status: outcome, settledAt: new Date() })

@@ -28,7 +28,10 @@ export function channelDefinition(id: string) {
  * A message's `channelMetadata` as a caller may see it: parsed by its channel's public schema,
  * which drops every key the schema does not name (`senderInboxId`, `internal`, …).
  */
-export function publicChannelMetadata(channel: string, stored: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+export function publicChannelMetadata(
+  channel: string,
+  stored: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | null {
   if (stored === null || stored === undefined) return null;
   const parsed = channelDefinition(channel).metadata.safeParse(stored);
   return parsed.success ? parsed.data : null;
@@ -39,6 +42,14 @@ export function publicChannelMetadata(channel: string, stored: Record<string, un
  * a response carrying any other key fails its schema instead of passing it on), or null.
  */
 export const channelMetadataSchema = z
-  .union(CHANNEL_DEFINITIONS.map((d) => z.strictObject(d.metadata.shape)) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
+  .union(
+    CHANNEL_DEFINITIONS.map((d) => z.strictObject(d.metadata.shape)) as unknown as [
+      z.ZodObject,
+      z.ZodObject,
+      ...z.ZodObject[],
+    ],
+  )
   .nullable()
-  .describe("Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear).");
+  .describe(
+    "Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear).",
+  );

@@ -18,7 +18,9 @@ export function channelAdapter(id: string): ChannelAdapter {
   return adapter;
 }
 
-const BY_DEFAULT = CHANNELS.filter((c) => c.byDefault !== null).sort((a, b) => (b.byDefault?.rank ?? 0) - (a.byDefault?.rank ?? 0));
+const BY_DEFAULT = CHANNELS.filter((c) => c.byDefault !== null).sort(
+  (a, b) => (b.byDefault?.rank ?? 0) - (a.byDefault?.rank ?? 0),
+);
 
 /**
  * The channel of a send that names none: the highest-ranked adapter whose `byDefault.takes`

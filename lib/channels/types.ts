@@ -36,6 +36,7 @@ export interface ProvenanceMark {
 }
 
 /** The provenance keys of a channel's stored metadata: present only when the send is an agent's. */
-export const provenanceKeys = (p: ProvenanceMark) => (p.provenance ? { provenance: p.provenance, provenanceVerified: p.provenanceVerified } : {});
+export const provenanceKeys = (p: ProvenanceMark) =>
+  p.provenance ? { provenance: p.provenance, provenanceVerified: p.provenanceVerified } : {};
 
 export const defineChannel = (adapter: ChannelAdapter) => adapter;

@@ -30,7 +30,19 @@ export type ChainRow = {
 
 export type ExportRow = ChainRow & { prevHash: string; rowHash: string };
 
-export const CHAIN_FIELDS = ["id", "userId", "action", "createdAt", "chainSeq", "resourceType", "resourceId", "actor", "ip", "metadata", "agentId"] as const;
+export const CHAIN_FIELDS = [
+  "id",
+  "userId",
+  "action",
+  "createdAt",
+  "chainSeq",
+  "resourceType",
+  "resourceId",
+  "actor",
+  "ip",
+  "metadata",
+  "agentId",
+] as const;
 
 /** The hash of a row given its predecessor's hash. Any extra field on `row` is hashed too. */
 export function rowHashOf(prevHash: string, row: Record<string, unknown>): string {

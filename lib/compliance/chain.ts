@@ -84,12 +84,16 @@ async function linkUnchained(tx: DbOrTx, orgId: string, head: Head): Promise<Hea
     const chainSeq = lastSeq + 1;
     const linked = { ...row, metadata: jsonSafe(row.metadata), chainSeq };
     const rowHash = rowHashOf(lastHash, chainRowOf(linked));
-    await tx.update(auditLogs).set({ chainSeq, prevHash: lastHash, rowHash, metadata: linked.metadata }).where(eq(auditLogs.id, row.id));
+    await tx
+      .update(auditLogs)
+      .set({ chainSeq, prevHash: lastHash, rowHash, metadata: linked.metadata })
+      .where(eq(auditLogs.id, row.id));
     lastSeq = chainSeq;
     lastHash = rowHash;
     lastCreatedAt = row.createdAt;
   }
-  if (rows.length > 0) await tx.update(auditChainHeads).set({ lastSeq, lastHash, lastCreatedAt }).where(eq(auditChainHeads.orgId, orgId));
+  if (rows.length > 0)
+    await tx.update(auditChainHeads).set({ lastSeq, lastHash, lastCreatedAt }).where(eq(auditChainHeads.orgId, orgId));
   return { lastSeq, lastHash, lastCreatedAt };
 }
 
@@ -119,7 +123,10 @@ export async function appendChainedAudit(db: DbOrTx, entry: ChainedAuditEntry): 
   row.rowHash = rowHashOf(head.lastHash, chainRowOf(row));
   const [stored] = await tx.insert(auditLogs).values(row).returning();
   if (!stored) throw new Error("audit insert returned nothing");
-  await tx.update(auditChainHeads).set({ lastSeq: chainSeq, lastHash: row.rowHash, lastCreatedAt: createdAt }).where(eq(auditChainHeads.orgId, entry.orgId));
+  await tx
+    .update(auditChainHeads)
+    .set({ lastSeq: chainSeq, lastHash: row.rowHash, lastCreatedAt: createdAt })
+    .where(eq(auditChainHeads.orgId, entry.orgId));
   return stored;
 }
 

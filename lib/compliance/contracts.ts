@@ -12,7 +12,10 @@ const tag = "Compliance";
 const signature = {
   alg: z.literal("EdDSA").nullable(),
   kid: z.string().nullable().describe("The signing key's id in `GET /v1/agents/jwks`."),
-  signature: z.string().nullable().describe("Ed25519 over the RFC 8785 (JCS) form of every other field, base64url without padding."),
+  signature: z
+    .string()
+    .nullable()
+    .describe("Ed25519 over the RFC 8785 (JCS) form of every other field, base64url without padding."),
 };
 
 export const exportRowSchema = z.looseObject({
@@ -21,8 +24,10 @@ export const exportRowSchema = z.looseObject({
   action: z.string(),
   createdAt: isoDate,
   chainSeq: z.int().describe("1-based and contiguous per organization; a gap only where an erasure removed a row."),
-  prevHash: z.string().describe("The predecessor's rowHash; `\"\"` for the first row."),
-  rowHash: z.string().describe("Hex SHA-256 of prevHash followed by the JCS form of the row without prevHash and rowHash."),
+  prevHash: z.string().describe('The predecessor\'s rowHash; `""` for the first row.'),
+  rowHash: z
+    .string()
+    .describe("Hex SHA-256 of prevHash followed by the JCS form of the row without prevHash and rowHash."),
   resourceType: z.string().nullable(),
   resourceId: z.string().nullable(),
   actor: z.string().nullable(),
@@ -74,16 +79,27 @@ export const exportAuditLogs = defineContract({
       .describe(`Rows per page, 1..${EXPORT_PAGE_MAX} (default ${EXPORT_PAGE_MAX}).`),
     format: z.enum(["json", "ndjson"]).default("json"),
   }),
-  response: z.object({ rows: z.array(exportRowSchema), manifest: manifestSchema, pagination: z.object({ nextCursor: z.int().nullable() }) }),
+  response: z.object({
+    rows: z.array(exportRowSchema),
+    manifest: manifestSchema,
+    pagination: z.object({ nextCursor: z.int().nullable() }),
+  }),
 });
 
 export const subprocessorSchema = z.object({
   name: z.string(),
   purpose: z.string(),
-  location: z.string().describe("Where it processes data: a region or country code, `unknown` when the configuration does not say."),
-  jurisdiction: z.string().nullable().describe("ISO 3166 country of the company's parent; `US` means CLOUD Act exposure."),
+  location: z
+    .string()
+    .describe("Where it processes data: a region or country code, `unknown` when the configuration does not say."),
+  jurisdiction: z
+    .string()
+    .nullable()
+    .describe("ISO 3166 country of the company's parent; `US` means CLOUD Act exposure."),
   url: z.string().nullable(),
-  source: z.enum(["configuration", "declared"]).describe("`configuration`: implied by this deployment's settings; `declared`: the operator's SUBPROCESSORS."),
+  source: z
+    .enum(["configuration", "declared"])
+    .describe("`configuration`: implied by this deployment's settings; `declared`: the operator's SUBPROCESSORS."),
 });
 
 export const getResidency = defineContract({
@@ -123,14 +139,29 @@ export const complianceJobSchema = z.object({
   status: z.enum(["pending", "running", "completed", "failed"]),
   subject: z.object({
     address: z.string().nullable().describe("While the job runs; null once it completed (only the hash is kept)."),
-    addressSha256: z.string().nullable().describe("Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines."),
+    addressSha256: z
+      .string()
+      .nullable()
+      .describe("Hex SHA-256 of the erased address(es), lowercase, sorted, joined by newlines."),
     contactId: z.uuid().nullable(),
     inboxId: z.uuid().nullable(),
   }),
-  counts: z.record(z.string(), z.int()).describe("What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows."),
-  certificate: z.looseObject({ type: z.literal("svc.deletion_certificate.v1"), alg: z.literal("EdDSA").nullable(), kid: z.string().nullable(), signature: z.string().nullable() }).nullable().describe(
-    "When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps).",
-  ),
+  counts: z
+    .record(z.string(), z.int())
+    .describe(
+      "What was removed so far: messages, attachments, threads, contactHandles, contacts, suppressions, storedResponses, auditRows.",
+    ),
+  certificate: z
+    .looseObject({
+      type: z.literal("svc.deletion_certificate.v1"),
+      alg: z.literal("EdDSA").nullable(),
+      kid: z.string().nullable(),
+      signature: z.string().nullable(),
+    })
+    .nullable()
+    .describe(
+      "When completed: the signed deletion certificate (a SignedArtifact verifiable against `GET /v1/agents/jwks`): what was erased (as a hash), counts, times, the job's audit chain positions (`requestedChainSeq`, `completedChainSeq`) and the positions of audit rows it removed (`erasedAuditRows`, which `svc compliance verify --certificate` uses to explain the gaps).",
+    ),
   error: z.string().nullable(),
   createdAt: isoDate,
   completedAt: isoDate.nullable(),

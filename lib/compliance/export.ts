@@ -66,7 +66,11 @@ export async function exportAuditPage(db: DbOrTx, input: ExportInput): Promise<A
   const limit = Math.min(Math.max(input.limit ?? EXPORT_PAGE_MAX, 1), EXPORT_PAGE_MAX);
   // Read the head first: every row up to it is chained (and rows written before chaining get linked).
   const head = await chainHead(db, input.orgId);
-  const where: (SQL | undefined)[] = [eq(auditLogs.orgId, input.orgId), isNotNull(auditLogs.chainSeq), lte(auditLogs.chainSeq, head.chainSeq)];
+  const where: (SQL | undefined)[] = [
+    eq(auditLogs.orgId, input.orgId),
+    isNotNull(auditLogs.chainSeq),
+    lte(auditLogs.chainSeq, head.chainSeq),
+  ];
   if (input.cursor !== undefined) where.push(gt(auditLogs.chainSeq, input.cursor));
   if (input.from) where.push(gte(auditLogs.createdAt, input.from));
   if (input.to) where.push(lte(auditLogs.createdAt, input.to));

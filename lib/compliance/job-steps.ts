@@ -2,7 +2,18 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { and, arrayOverlaps, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { attachments, auditLogs, complianceJobs, contactHandles, contacts, idempotencyKeys, ledgerEvents, messages, suppressions, threads } from "@/db/schema";
+import {
+  attachments,
+  auditLogs,
+  complianceJobs,
+  contactHandles,
+  contacts,
+  idempotencyKeys,
+  ledgerEvents,
+  messages,
+  suppressions,
+  threads,
+} from "@/db/schema";
 import { env, publicBaseUrl } from "@/lib/env";
 import { appendEvent } from "@/lib/events/ledger";
 import { storage } from "@/lib/providers/storage";
@@ -18,13 +29,15 @@ async function loadJob(db: DbOrTx, jobId: string): Promise<JobRow | null> {
   return row ?? null;
 }
 
-const addressesOf = (job: JobRow): string[] => (job.subject.address ? [job.subject.address] : (job.subject.addresses ?? []));
+const addressesOf = (job: JobRow): string[] =>
+  job.subject.address ? [job.subject.address] : (job.subject.addresses ?? []);
 
 async function addCounts(tx: DbOrTx, jobId: string, counts: Record<string, number>): Promise<void> {
   const pairs = Object.entries(counts);
   if (pairs.length === 0) return;
   let expr = sql`${complianceJobs.counts}`;
-  for (const [k, n] of pairs) expr = sql`jsonb_set(${expr}, ${`{${k}}`}::text[], to_jsonb(coalesce((${complianceJobs.counts}->>${k})::int, 0) + ${n}))`;
+  for (const [k, n] of pairs)
+    expr = sql`jsonb_set(${expr}, ${`{${k}}`}::text[], to_jsonb(coalesce((${complianceJobs.counts}->>${k})::int, 0) + ${n}))`;
   await tx.update(complianceJobs).set({ counts: expr }).where(eq(complianceJobs.id, jobId));
 }
 
@@ -36,25 +49,53 @@ async function eraseMessages(db: Db, job: JobRow): Promise<void> {
       ? and(eq(messages.orgId, job.orgId), eq(messages.inboxId, job.subject.inboxId ?? ""))
       : addrs.length === 0
         ? undefined
-        : and(eq(messages.orgId, job.orgId), or(inArray(sql`lower(${messages.fromAddress})`, addrs), arrayOverlaps(messages.to, addrs), arrayOverlaps(messages.cc, addrs), arrayOverlaps(messages.bcc, addrs)));
+        : and(
+            eq(messages.orgId, job.orgId),
+            or(
+              inArray(sql`lower(${messages.fromAddress})`, addrs),
+              arrayOverlaps(messages.to, addrs),
+              arrayOverlaps(messages.cc, addrs),
+              arrayOverlaps(messages.bcc, addrs),
+            ),
+          );
   if (!where) return;
   for (;;) {
-    const batch = await db.select({ id: messages.id, threadId: messages.threadId, providerMessageId: messages.providerMessageId }).from(messages).where(where).limit(500);
+    const batch = await db
+      .select({ id: messages.id, threadId: messages.threadId, providerMessageId: messages.providerMessageId })
+      .from(messages)
+      .where(where)
+      .limit(500);
     if (batch.length === 0) break;
     const ids = batch.map((m) => m.id);
-    const files = await db.select({ storageKey: attachments.storageKey }).from(attachments).where(inArray(attachments.messageId, ids));
+    const files = await db
+      .select({ storageKey: attachments.storageKey })
+      .from(attachments)
+      .where(inArray(attachments.messageId, ids));
     // Bytes first: a crash after this re-runs the step, which finds the rows and deletes again (a missing key is fine).
     for (const f of files) await storage().delete(f.storageKey);
-    for (const m of batch) if (m.providerMessageId) await fs.rm(path.join(env.OUTBOX_DIR, `${m.providerMessageId}.eml`), { force: true });
+    for (const m of batch)
+      if (m.providerMessageId) await fs.rm(path.join(env.OUTBOX_DIR, `${m.providerMessageId}.eml`), { force: true });
     await db.transaction(async (tx) => {
       await tx
         .update(ledgerEvents)
         .set({ data: { erased: true } })
-        .where(and(eq(ledgerEvents.orgId, job.orgId), or(inArray(ledgerEvents.messageId, ids), inArray(ledgerEvents.outboundMessageId, ids))));
+        .where(
+          and(
+            eq(ledgerEvents.orgId, job.orgId),
+            or(inArray(ledgerEvents.messageId, ids), inArray(ledgerEvents.outboundMessageId, ids)),
+          ),
+        );
       await tx.delete(messages).where(inArray(messages.id, ids));
       const threadIds = [...new Set(batch.map((m) => m.threadId).filter((t): t is string => Boolean(t)))];
       if (threadIds.length > 0) {
-        await tx.delete(threads).where(and(inArray(threads.id, threadIds), sql`not exists (select 1 from messages m where m.thread_id = ${threads.id})`));
+        await tx
+          .delete(threads)
+          .where(
+            and(
+              inArray(threads.id, threadIds),
+              sql`not exists (select 1 from messages m where m.thread_id = ${threads.id})`,
+            ),
+          );
         await tx
           .update(threads)
           .set({ messageCount: sql`(select count(*) from messages m where m.thread_id = ${threads.id})` })
@@ -65,8 +106,16 @@ async function eraseMessages(db: Db, job: JobRow): Promise<void> {
   }
   if (job.kind === "purge") {
     await db.transaction(async (tx) => {
-      await tx.update(ledgerEvents).set({ data: { erased: true } }).where(and(eq(ledgerEvents.orgId, job.orgId), eq(ledgerEvents.partitionKey, `inbox:${job.subject.inboxId ?? ""}`)));
-      const emptied = await tx.delete(threads).where(and(eq(threads.orgId, job.orgId), eq(threads.inboxId, job.subject.inboxId ?? ""))).returning({ id: threads.id });
+      await tx
+        .update(ledgerEvents)
+        .set({ data: { erased: true } })
+        .where(
+          and(eq(ledgerEvents.orgId, job.orgId), eq(ledgerEvents.partitionKey, `inbox:${job.subject.inboxId ?? ""}`)),
+        );
+      const emptied = await tx
+        .delete(threads)
+        .where(and(eq(threads.orgId, job.orgId), eq(threads.inboxId, job.subject.inboxId ?? "")))
+        .returning({ id: threads.id });
       await addCounts(tx, job.id, { threads: emptied.length });
     });
   }
@@ -77,18 +126,43 @@ async function eraseHandles(db: Db, job: JobRow): Promise<void> {
   const addrs = addressesOf(job);
   if (job.kind !== "erasure") return;
   await db.transaction(async (tx) => {
-    const handles = addrs.length ? await tx.delete(contactHandles).where(and(eq(contactHandles.orgId, job.orgId), inArray(contactHandles.value, addrs))).returning({ id: contactHandles.id }) : [];
-    const removedContacts = job.subject.contactId ? await tx.delete(contacts).where(and(eq(contacts.orgId, job.orgId), eq(contacts.id, job.subject.contactId))).returning({ id: contacts.id }) : [];
-    const supp = addrs.length ? await tx.delete(suppressions).where(and(eq(suppressions.orgId, job.orgId), inArray(suppressions.address, addrs))).returning({ a: suppressions.address }) : [];
+    const handles = addrs.length
+      ? await tx
+          .delete(contactHandles)
+          .where(and(eq(contactHandles.orgId, job.orgId), inArray(contactHandles.value, addrs)))
+          .returning({ id: contactHandles.id })
+      : [];
+    const removedContacts = job.subject.contactId
+      ? await tx
+          .delete(contacts)
+          .where(and(eq(contacts.orgId, job.orgId), eq(contacts.id, job.subject.contactId)))
+          .returning({ id: contacts.id })
+      : [];
+    const supp = addrs.length
+      ? await tx
+          .delete(suppressions)
+          .where(and(eq(suppressions.orgId, job.orgId), inArray(suppressions.address, addrs)))
+          .returning({ a: suppressions.address })
+      : [];
     let responses = 0;
     for (const a of addrs) {
       const gone = await tx
         .delete(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.orgId, job.orgId), sql`lower(${idempotencyKeys.responseBody}::text) like ${`%${a.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`))
+        .where(
+          and(
+            eq(idempotencyKeys.orgId, job.orgId),
+            sql`lower(${idempotencyKeys.responseBody}::text) like ${`%${a.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`,
+          ),
+        )
         .returning({ k: idempotencyKeys.key });
       responses += gone.length;
     }
-    await addCounts(tx, job.id, { contactHandles: handles.length, contacts: removedContacts.length, suppressions: supp.length, storedResponses: responses });
+    await addCounts(tx, job.id, {
+      contactHandles: handles.length,
+      contacts: removedContacts.length,
+      suppressions: supp.length,
+      storedResponses: responses,
+    });
   });
 }
 
@@ -96,15 +170,23 @@ async function eraseHandles(db: Db, job: JobRow): Promise<void> {
 async function eraseAuditRows(db: Db, job: JobRow): Promise<void> {
   if (job.kind !== "erasure") return;
   const addrs = addressesOf(job);
-  const conds = addrs.map((a) => sql`lower(${auditLogs.metadata}::text) like ${`%${a.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
-  if (job.subject.contactId) conds.push(sql`${auditLogs.resourceId} = ${job.subject.contactId}`, sql`${auditLogs.metadata}::text like ${`%${job.subject.contactId}%`}`);
+  const conds = addrs.map(
+    (a) => sql`lower(${auditLogs.metadata}::text) like ${`%${a.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`,
+  );
+  if (job.subject.contactId)
+    conds.push(
+      sql`${auditLogs.resourceId} = ${job.subject.contactId}`,
+      sql`${auditLogs.metadata}::text like ${`%${job.subject.contactId}%`}`,
+    );
   if (conds.length === 0) return;
   await db.transaction(async (tx) => {
     const rows = await tx
       .delete(auditLogs)
       .where(and(eq(auditLogs.orgId, job.orgId), or(...conds), sql`${auditLogs.resourceId} is distinct from ${job.id}`))
       .returning({ chainSeq: auditLogs.chainSeq, prevHash: auditLogs.prevHash, rowHash: auditLogs.rowHash });
-    const positions = rows.filter((r) => r.chainSeq !== null).map((r) => ({ chainSeq: r.chainSeq ?? 0, prevHash: r.prevHash ?? "", rowHash: r.rowHash ?? "" }));
+    const positions = rows
+      .filter((r) => r.chainSeq !== null)
+      .map((r) => ({ chainSeq: r.chainSeq ?? 0, prevHash: r.prevHash ?? "", rowHash: r.rowHash ?? "" }));
     if (positions.length > 0) {
       await tx
         .update(complianceJobs)
@@ -121,7 +203,11 @@ export const JOB_STEPS = { messages: eraseMessages, handles: eraseHandles, audit
 export async function runJobStep(db: Db, jobId: string, step: keyof typeof JOB_STEPS): Promise<void> {
   const job = await loadJob(db, jobId);
   if (!job || job.status === "completed") return;
-  if (job.status === "pending") await db.update(complianceJobs).set({ status: "running" }).where(and(eq(complianceJobs.id, jobId), eq(complianceJobs.status, "pending")));
+  if (job.status === "pending")
+    await db
+      .update(complianceJobs)
+      .set({ status: "running" })
+      .where(and(eq(complianceJobs.id, jobId), eq(complianceJobs.status, "pending")));
   await JOB_STEPS[step](db, job);
 }
 
@@ -136,8 +222,18 @@ export async function finishJob(db: Db, jobId: string): Promise<void> {
     const [job] = await tx.select().from(complianceJobs).where(eq(complianceJobs.id, jobId)).for("update");
     if (!job || job.status === "completed") return;
     const completedAt = new Date();
-    const audit = await appendChainedAudit(tx, { orgId: job.orgId, action: `compliance.${job.kind}.completed`, actor: "system:compliance", resourceType: "compliance_job", resourceId: job.id, metadata: { counts: job.counts } });
-    const subject = job.kind === "purge" ? { inboxId: job.subject.inboxId ?? null } : { addressSha256: job.subject.addressSha256 ?? null, contactId: job.subject.contactId ?? null };
+    const audit = await appendChainedAudit(tx, {
+      orgId: job.orgId,
+      action: `compliance.${job.kind}.completed`,
+      actor: "system:compliance",
+      resourceType: "compliance_job",
+      resourceId: job.id,
+      metadata: { counts: job.counts },
+    });
+    const subject =
+      job.kind === "purge"
+        ? { inboxId: job.subject.inboxId ?? null }
+        : { addressSha256: job.subject.addressSha256 ?? null, contactId: job.subject.contactId ?? null };
     const certificate = await signArtifact(tx, {
       type: CERTIFICATE_TYPE,
       issuer: publicBaseUrl(),
@@ -156,7 +252,12 @@ export async function finishJob(db: Db, jobId: string): Promise<void> {
       .update(complianceJobs)
       .set({ status: "completed", certificate, completedAt, subject: { ...subject }, error: null })
       .where(eq(complianceJobs.id, job.id));
-    await appendEvent(tx, { orgId: job.orgId, type: "compliance.erasure.completed", partitionKey: "compliance", data: { jobId: job.id, kind: job.kind, counts: job.counts, certificateKid: certificate.kid } });
+    await appendEvent(tx, {
+      orgId: job.orgId,
+      type: "compliance.erasure.completed",
+      partitionKey: "compliance",
+      data: { jobId: job.id, kind: job.kind, counts: job.counts, certificateKid: certificate.kid },
+    });
   });
 }
 

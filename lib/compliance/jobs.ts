@@ -45,7 +45,14 @@ export function toJob(row: JobRow) {
     },
     counts: row.counts,
     // Stored as signed by finishJob (the response schema checks its shape).
-    certificate: (row.certificate ?? null) as (Record<string, unknown> & { type: typeof CERTIFICATE_TYPE; alg: "EdDSA" | null; kid: string | null; signature: string | null }) | null,
+    certificate: (row.certificate ?? null) as
+      | (Record<string, unknown> & {
+          type: typeof CERTIFICATE_TYPE;
+          alg: "EdDSA" | null;
+          kid: string | null;
+          signature: string | null;
+        })
+      | null,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
@@ -54,13 +61,30 @@ export function toJob(row: JobRow) {
 
 const hashAddresses = (addresses: string[]) => sha256Hex([...addresses].sort().join("\n"));
 
-async function requestJob(db: Db, principal: Principal, kind: Kind, subject: JobRow["subject"], auditMeta: Record<string, unknown>) {
+async function requestJob(
+  db: Db,
+  principal: Principal,
+  kind: Kind,
+  subject: JobRow["subject"],
+  auditMeta: Record<string, unknown>,
+) {
   const { row, afterCommit } = await db.transaction(async (tx) => {
-    const [job] = await tx.insert(complianceJobs).values({ orgId: principal.orgId, kind, subject, requestedBy: principal.actor }).returning();
+    const [job] = await tx
+      .insert(complianceJobs)
+      .values({ orgId: principal.orgId, kind, subject, requestedBy: principal.actor })
+      .returning();
     if (!job) throw new Error("compliance job insert returned nothing");
-    const audit = await recordAudit(tx, principal, { orgId: principal.orgId, action: `compliance.${kind}.requested`, resourceType: "compliance_job", resourceId: job.id, metadata: auditMeta });
+    const audit = await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: `compliance.${kind}.requested`,
+      resourceType: "compliance_job",
+      resourceId: job.id,
+      metadata: auditMeta,
+    });
     await tx.update(complianceJobs).set({ requestedChainSeq: audit.chainSeq }).where(eq(complianceJobs.id, job.id));
-    const after = await publishWorkflowEvents(tx, [complianceJobRequested.create({ jobId: job.id, orgId: principal.orgId })]);
+    const after = await publishWorkflowEvents(tx, [
+      complianceJobRequested.create({ jobId: job.id, orgId: principal.orgId }),
+    ]);
     return { row: { ...job, requestedChainSeq: audit.chainSeq }, afterCommit: after };
   });
   await afterCommit();
@@ -69,7 +93,8 @@ async function requestJob(db: Db, principal: Principal, kind: Kind, subject: Job
 
 /** `POST /v1/compliance/erasures`: by `address` or by `contactId` (exactly one). */
 export async function requestErasure(db: Db, principal: Principal, input: { address?: string; contactId?: string }) {
-  if (Boolean(input.address) === Boolean(input.contactId)) throw invalidRequest("Give exactly one of address or contactId.", input.address ? "contactId" : "address");
+  if (Boolean(input.address) === Boolean(input.contactId))
+    throw invalidRequest("Give exactly one of address or contactId.", input.address ? "contactId" : "address");
   if (input.contactId) {
     const [contact] = await db
       .select({ id: contacts.id, kind: contacts.kind })
@@ -77,9 +102,18 @@ export async function requestErasure(db: Db, principal: Principal, input: { addr
       .where(and(eq(contacts.orgId, principal.orgId), eq(contacts.id, input.contactId.toLowerCase())));
     if (!contact) throw notFound("contact", "contactId");
     if (contact.kind === "self") throw invalidRequest("The organization's own contact cannot be erased.", "contactId");
-    const handles = await db.select({ value: contactHandles.value }).from(contactHandles).where(eq(contactHandles.contactId, contact.id));
+    const handles = await db
+      .select({ value: contactHandles.value })
+      .from(contactHandles)
+      .where(eq(contactHandles.contactId, contact.id));
     const addresses = [...new Set(handles.map((h) => h.value.toLowerCase()))];
-    return requestJob(db, principal, "erasure", { contactId: contact.id, addresses, addressSha256: hashAddresses(addresses) }, { contactId: contact.id });
+    return requestJob(
+      db,
+      principal,
+      "erasure",
+      { contactId: contact.id, addresses, addressSha256: hashAddresses(addresses) },
+      { contactId: contact.id },
+    );
   }
   const address = (input.address ?? "").toLowerCase();
   const addressSha256 = hashAddresses([address]);

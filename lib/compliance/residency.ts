@@ -29,23 +29,66 @@ const hostOf = (url: string | undefined): string | null => {
 export function configuredSubprocessors(): Subprocessor[] {
   const list: Subprocessor[] = [];
   if (env.MAIL_TRANSPORT === "ses") {
-    list.push({ name: "Amazon Web Services (SES)", purpose: "Outbound email delivery and delivery outcomes", location: env.SES_REGION, jurisdiction: "US", url: "https://aws.amazon.com/compliance/sub-processors/", source: "configuration" });
+    list.push({
+      name: "Amazon Web Services (SES)",
+      purpose: "Outbound email delivery and delivery outcomes",
+      location: env.SES_REGION,
+      jurisdiction: "US",
+      url: "https://aws.amazon.com/compliance/sub-processors/",
+      source: "configuration",
+    });
   }
   if (env.MAIL_TRANSPORT === "smtp") {
-    list.push({ name: `SMTP relay ${hostOf(env.SMTP_RELAY_URL) ?? ""}`.trim(), purpose: "Outbound email relay", location: "unknown", jurisdiction: null, url: null, source: "configuration" });
+    list.push({
+      name: `SMTP relay ${hostOf(env.SMTP_RELAY_URL) ?? ""}`.trim(),
+      purpose: "Outbound email relay",
+      location: "unknown",
+      jurisdiction: null,
+      url: null,
+      source: "configuration",
+    });
   }
   if (storageBackend() === "s3") {
     const host = hostOf(env.S3_ENDPOINT);
     list.push(
       host
-        ? { name: `S3-compatible storage ${host}`, purpose: "Attachment and file storage", location: env.S3_REGION, jurisdiction: null, url: null, source: "configuration" }
-        : { name: "Amazon Web Services (S3)", purpose: "Attachment and file storage", location: env.S3_REGION, jurisdiction: "US", url: "https://aws.amazon.com/compliance/sub-processors/", source: "configuration" },
+        ? {
+            name: `S3-compatible storage ${host}`,
+            purpose: "Attachment and file storage",
+            location: env.S3_REGION,
+            jurisdiction: null,
+            url: null,
+            source: "configuration",
+          }
+        : {
+            name: "Amazon Web Services (S3)",
+            purpose: "Attachment and file storage",
+            location: env.S3_REGION,
+            jurisdiction: "US",
+            url: "https://aws.amazon.com/compliance/sub-processors/",
+            source: "configuration",
+          },
     );
   }
   if (inngestHosted() && env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY && !env.INNGEST_DEV) {
-    list.push({ name: "Inngest", purpose: "Workflow orchestration (event payloads)", location: "us", jurisdiction: "US", url: "https://www.inngest.com/", source: "configuration" });
+    list.push({
+      name: "Inngest",
+      purpose: "Workflow orchestration (event payloads)",
+      location: "us",
+      jurisdiction: "US",
+      url: "https://www.inngest.com/",
+      source: "configuration",
+    });
   }
-  for (const d of env.SUBPROCESSORS) list.push({ name: d.name, purpose: d.purpose, location: d.location, jurisdiction: d.jurisdiction?.toUpperCase() ?? null, url: d.url ?? null, source: "declared" });
+  for (const d of env.SUBPROCESSORS)
+    list.push({
+      name: d.name,
+      purpose: d.purpose,
+      location: d.location,
+      jurisdiction: d.jurisdiction?.toUpperCase() ?? null,
+      url: d.url ?? null,
+      source: "declared",
+    });
   return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
@@ -62,14 +105,29 @@ export interface PublishedList {
  * advisory lock (concurrent processes agree on one version per change). The first list ever
  * published is version 1 and emits nothing (there was no list to change).
  */
-export async function publishSubprocessors(db: Db, list: Subprocessor[] = configuredSubprocessors()): Promise<PublishedList> {
+export async function publishSubprocessors(
+  db: Db,
+  list: Subprocessor[] = configuredSubprocessors(),
+): Promise<PublishedList> {
   const hash = sha256Hex(jcs(list));
   const [latest] = await db.select().from(subprocessorLists).orderBy(desc(subprocessorLists.version)).limit(1);
-  if (latest && latest.hash === hash) return { version: latest.version, subprocessors: latest.subprocessors, updatedAt: latest.createdAt, changed: false };
+  if (latest && latest.hash === hash)
+    return {
+      version: latest.version,
+      subprocessors: latest.subprocessors,
+      updatedAt: latest.createdAt,
+      changed: false,
+    };
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('svc:subprocessor_lists'))`);
     const [current] = await tx.select().from(subprocessorLists).orderBy(desc(subprocessorLists.version)).limit(1);
-    if (current && current.hash === hash) return { version: current.version, subprocessors: current.subprocessors, updatedAt: current.createdAt, changed: false };
+    if (current && current.hash === hash)
+      return {
+        version: current.version,
+        subprocessors: current.subprocessors,
+        updatedAt: current.createdAt,
+        changed: false,
+      };
     const version = (current?.version ?? 0) + 1;
     const [row] = await tx.insert(subprocessorLists).values({ version, hash, subprocessors: list }).returning();
     if (!row) throw new Error("subprocessor list insert returned nothing");
@@ -99,7 +157,9 @@ export async function residency(db: Db) {
     type: "svc.residency.v1" as const,
     primaryRegion: env.DATA_REGION,
     dataResidency: env.DATA_RESIDENCY ?? env.DATA_REGION,
-    noUsEgress: subprocessors.every((s) => s.jurisdiction !== "US" && !/^us\b|^us-/i.test(s.location) && s.location !== "unknown"),
+    noUsEgress: subprocessors.every(
+      (s) => s.jurisdiction !== "US" && !/^us\b|^us-/i.test(s.location) && s.location !== "unknown",
+    ),
     subprocessors,
     subprocessorListVersion: published.version,
     subprocessorListUpdatedAt: published.updatedAt.toISOString(),

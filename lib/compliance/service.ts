@@ -17,5 +17,13 @@ export async function exportAudit(db: DbOrTx, principal: Principal, q: ExportQue
   const from = q.from ? new Date(q.from) : undefined;
   const to = q.to ? new Date(q.to) : undefined;
   if (from && to && from > to) throw invalidRequest("`from` is after `to`.", "from");
-  return exportAuditPage(db, { orgId: principal.orgId, from, to, cursor: q.cursor, limit: q.limit, issuer: publicBaseUrl(), region: env.DATA_REGION });
+  return exportAuditPage(db, {
+    orgId: principal.orgId,
+    from,
+    to,
+    cursor: q.cursor,
+    limit: q.limit,
+    issuer: publicBaseUrl(),
+    region: env.DATA_REGION,
+  });
 }

@@ -40,19 +40,30 @@ async function loadJwks(source: string): Promise<Jwks> {
     if (!res.ok) throw new InputError(`JWKS ${source}: HTTP ${res.status}`);
     value = await res.json();
   } else value = readJson(source);
-  if (!value || typeof value !== "object" || !Array.isArray((value as Jwks).keys)) throw new InputError(`${source} is not a JWKS ({keys: [...]})`);
+  if (!value || typeof value !== "object" || !Array.isArray((value as Jwks).keys))
+    throw new InputError(`${source} is not a JWKS ({keys: [...]})`);
   return value as Jwks;
 }
 
 /** The report in words, one line per finding. */
 export function describeReport(report: VerifyReport): string {
   const out: string[] = [];
-  out.push(`${report.ok ? "VERIFIED" : "FAILED"}: ${report.rowCount} rows in ${report.pageCount} page(s), organization ${report.userId ?? "?"}, positions ${report.firstChainSeq ?? "-"}..${report.lastChainSeq ?? "-"}`);
+  out.push(
+    `${report.ok ? "VERIFIED" : "FAILED"}: ${report.rowCount} rows in ${report.pageCount} page(s), organization ${report.userId ?? "?"}, positions ${report.firstChainSeq ?? "-"}..${report.lastChainSeq ?? "-"}`,
+  );
   for (const m of report.manifests) out.push(`  manifest ${m.page}: signature ${m.signature} (kid ${m.kid ?? "-"})`);
-  for (const c of report.certificates) out.push(`  certificate ${c.index}: signature ${c.signature}, ${c.erasedPositions} erased position(s)`);
-  if (report.head) out.push(`  chain head ${report.head.chainSeq}: ${report.head.reached ? "reached" : "not in this export"}`);
-  for (const g of report.gaps) out.push(`  gap ${g.fromChainSeq}..${g.toChainSeq}: ${g.explained ? "erased (certified)" : "no certificate given"}`);
-  for (const p of report.problems) out.push(`  problem${p.page !== null ? ` (page ${p.page})` : ""}${p.chainSeq !== null ? ` at ${p.chainSeq}` : ""}: ${p.message}`);
+  for (const c of report.certificates)
+    out.push(`  certificate ${c.index}: signature ${c.signature}, ${c.erasedPositions} erased position(s)`);
+  if (report.head)
+    out.push(`  chain head ${report.head.chainSeq}: ${report.head.reached ? "reached" : "not in this export"}`);
+  for (const g of report.gaps)
+    out.push(
+      `  gap ${g.fromChainSeq}..${g.toChainSeq}: ${g.explained ? "erased (certified)" : "no certificate given"}`,
+    );
+  for (const p of report.problems)
+    out.push(
+      `  problem${p.page !== null ? ` (page ${p.page})` : ""}${p.chainSeq !== null ? ` at ${p.chainSeq}` : ""}: ${p.message}`,
+    );
   return `${out.join("\n")}\n`;
 }
 
@@ -67,7 +78,11 @@ export async function runVerify(file: string, opts: VerifyOptions, io: VerifyIo)
       source = `${issuer.replace(/\/+$/, "")}/v1/agents/jwks`;
     }
     const certificates = (opts.certificates ?? []).map(readJson);
-    const report = verifyAuditExport(input, { jwks: await loadJwks(source), certificates, requireExplainedGaps: opts.requireExplainedGaps ?? false });
+    const report = verifyAuditExport(input, {
+      jwks: await loadJwks(source),
+      certificates,
+      requireExplainedGaps: opts.requireExplainedGaps ?? false,
+    });
     io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : describeReport(report));
     return report.ok ? 0 : 1;
   } catch (e) {

@@ -44,8 +44,17 @@ export interface VerifyReport {
   firstChainSeq: number | null;
   lastChainSeq: number | null;
   gaps: ChainGap[];
-  manifests: { page: number; kid: string | null; signature: "valid" | "unsigned" | "malformed" | "unknown_key" | "bad_signature" }[];
-  certificates: { index: number; kid: string | null; signature: "valid" | "unsigned" | "malformed" | "unknown_key" | "bad_signature"; erasedPositions: number }[];
+  manifests: {
+    page: number;
+    kid: string | null;
+    signature: "valid" | "unsigned" | "malformed" | "unknown_key" | "bad_signature";
+  }[];
+  certificates: {
+    index: number;
+    kid: string | null;
+    signature: "valid" | "unsigned" | "malformed" | "unknown_key" | "bad_signature";
+    erasedPositions: number;
+  }[];
   head: { chainSeq: number; rowHash: string; reached: boolean } | null;
   problems: VerifyProblem[];
 }
@@ -71,8 +80,21 @@ export function pagesOf(input: unknown): Obj[] {
 export function verifyAuditExport(input: unknown, options: VerifyOptions): VerifyReport {
   const pages = pagesOf(input);
   const problems: VerifyProblem[] = [];
-  const problem = (page: number | null, chainSeq: number | null, message: string) => problems.push({ page, chainSeq, message });
-  const report: VerifyReport = { ok: false, pageCount: pages.length, rowCount: 0, userId: null, firstChainSeq: null, lastChainSeq: null, gaps: [], manifests: [], certificates: [], head: null, problems };
+  const problem = (page: number | null, chainSeq: number | null, message: string) =>
+    problems.push({ page, chainSeq, message });
+  const report: VerifyReport = {
+    ok: false,
+    pageCount: pages.length,
+    rowCount: 0,
+    userId: null,
+    firstChainSeq: null,
+    lastChainSeq: null,
+    gaps: [],
+    manifests: [],
+    certificates: [],
+    head: null,
+    problems,
+  };
   if (pages.length === 0) problem(null, null, "no export pages found");
 
   // Erased positions from certificates whose signature holds.
@@ -80,12 +102,19 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
   (options.certificates ?? []).forEach((cert, index) => {
     const check = verifyArtifact(cert, options.jwks);
     const list = isObj(cert) && Array.isArray(cert.erasedAuditRows) ? cert.erasedAuditRows : [];
-    report.certificates.push({ index, kid: check.kid, signature: check.valid ? "valid" : check.reason, erasedPositions: list.length });
+    report.certificates.push({
+      index,
+      kid: check.kid,
+      signature: check.valid ? "valid" : check.reason,
+      erasedPositions: list.length,
+    });
     if (!check.valid) {
       problem(null, null, `certificate ${index}: signature ${check.reason}`);
       return;
     }
-    for (const e of list) if (isObj(e) && typeof e.chainSeq === "number" && typeof e.prevHash === "string" && isHash(e.rowHash)) erased.set(e.chainSeq, { chainSeq: e.chainSeq, prevHash: e.prevHash, rowHash: e.rowHash });
+    for (const e of list)
+      if (isObj(e) && typeof e.chainSeq === "number" && typeof e.prevHash === "string" && isHash(e.rowHash))
+        erased.set(e.chainSeq, { chainSeq: e.chainSeq, prevHash: e.prevHash, rowHash: e.rowHash });
   });
 
   let prev: { chainSeq: number; rowHash: string } | null = null;
@@ -106,18 +135,22 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
       report.manifests.push({ page: p, kid: check.kid, signature: check.valid ? "valid" : check.reason });
       if (!check.valid) problem(p, null, `manifest signature: ${check.reason}`);
       if (manifest.type !== "svc.audit.manifest.v1") problem(p, null, `manifest type ${String(manifest.type)}`);
-      if (manifest.rowCount !== rows.length) problem(p, null, `manifest rowCount ${String(manifest.rowCount)} but the page has ${rows.length} rows`);
+      if (manifest.rowCount !== rows.length)
+        problem(p, null, `manifest rowCount ${String(manifest.rowCount)} but the page has ${rows.length} rows`);
       const firstRow = rows[0] as Obj | undefined;
       const lastRow = rows[rows.length - 1] as Obj | undefined;
-      if (manifest.fromChainSeq !== (firstRow?.chainSeq ?? null)) problem(p, null, "manifest fromChainSeq does not match the first row");
-      if (manifest.toChainSeq !== (lastRow?.chainSeq ?? null)) problem(p, null, "manifest toChainSeq does not match the last row");
+      if (manifest.fromChainSeq !== (firstRow?.chainSeq ?? null))
+        problem(p, null, "manifest fromChainSeq does not match the first row");
+      if (manifest.toChainSeq !== (lastRow?.chainSeq ?? null))
+        problem(p, null, "manifest toChainSeq does not match the last row");
       let digest: string | null = null;
       try {
         digest = sha256Hex(jcs(rows));
       } catch {
         problem(p, null, "rows cannot be canonicalized");
       }
-      if (digest !== null && manifest.rowsSha256 !== digest) problem(p, null, "manifest rowsSha256 does not match the rows (rows added, removed, reordered or changed)");
+      if (digest !== null && manifest.rowsSha256 !== digest)
+        problem(p, null, "manifest rowsSha256 does not match the rows (rows added, removed, reordered or changed)");
       if (typeof manifest.userId === "string") {
         if (report.userId === null) report.userId = manifest.userId;
         else if (report.userId !== manifest.userId) problem(p, null, "pages of different organizations");
@@ -151,13 +184,16 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
       } catch {
         problem(p, seq, "row cannot be canonicalized");
       }
-      if (recomputed !== null && recomputed !== rowHash) problem(p, seq, "rowHash does not match the row (the row was changed)");
+      if (recomputed !== null && recomputed !== rowHash)
+        problem(p, seq, "rowHash does not match the row (the row was changed)");
       if (seq === 1 && prevHash !== "") problem(p, seq, 'the first row\'s prevHash must be ""');
       report.firstChainSeq ??= seq;
       if (prev) {
-        if (seq <= prev.chainSeq) problem(p, seq, `position ${seq} after ${prev.chainSeq}: out of order or repeated (a fork)`);
+        if (seq <= prev.chainSeq)
+          problem(p, seq, `position ${seq} after ${prev.chainSeq}: out of order or repeated (a fork)`);
         else if (seq === prev.chainSeq + 1) {
-          if (prevHash !== prev.rowHash) problem(p, seq, "prevHash is not the previous row's rowHash (the chain is broken)");
+          if (prevHash !== prev.rowHash)
+            problem(p, seq, "prevHash is not the previous row's rowHash (the chain is broken)");
         } else {
           // A gap: bridge it through erased positions when every one of them is certified.
           let link = prev.rowHash;
@@ -173,7 +209,8 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
           }
           report.gaps.push({ fromChainSeq: prev.chainSeq + 1, toChainSeq: seq - 1, explained });
           if (explained && prevHash !== link) problem(p, seq, "prevHash does not link across the erased rows");
-          if (!explained && options.requireExplainedGaps) problem(p, seq, `positions ${prev.chainSeq + 1}..${seq - 1} are missing and no certificate erased them`);
+          if (!explained && options.requireExplainedGaps)
+            problem(p, seq, `positions ${prev.chainSeq + 1}..${seq - 1} are missing and no certificate erased them`);
         }
       }
       if (!prev || seq > prev.chainSeq) prev = { chainSeq: seq, rowHash };
@@ -188,7 +225,8 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
     const last = prev as { chainSeq: number; rowHash: string } | null;
     if (last && last.chainSeq === head.chainSeq) {
       head.reached = true;
-      if (last.rowHash !== head.rowHash) problem(null, last.chainSeq, "the last row is not the chain head the manifest names");
+      if (last.rowHash !== head.rowHash)
+        problem(null, last.chainSeq, "the last row is not the chain head the manifest names");
     } else if (last && last.chainSeq < head.chainSeq) {
       let link = last.rowHash;
       let bridged = true;
@@ -203,8 +241,14 @@ export function verifyAuditExport(input: unknown, options: VerifyOptions): Verif
       head.reached = bridged && link === head.rowHash;
       const finalPage = lastPage as Obj | null;
       const moreToCome = isObj(finalPage?.pagination) && finalPage.pagination.nextCursor != null;
-      if (!head.reached && m.to === null && !moreToCome) problem(null, last.chainSeq, `the export ends at position ${last.chainSeq} but the chain head is ${head.chainSeq} (rows missing at the end)`);
-    } else if (last && last.chainSeq > head.chainSeq) problem(null, last.chainSeq, "rows beyond the chain head the manifest names");
+      if (!head.reached && m.to === null && !moreToCome)
+        problem(
+          null,
+          last.chainSeq,
+          `the export ends at position ${last.chainSeq} but the chain head is ${head.chainSeq} (rows missing at the end)`,
+        );
+    } else if (last && last.chainSeq > head.chainSeq)
+      problem(null, last.chainSeq, "rows beyond the chain head the manifest names");
     report.head = head;
   }
 

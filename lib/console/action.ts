@@ -15,16 +15,38 @@ import { ORG_FIELD } from "./org-field";
  */
 export type ActionResult<T = null> =
   | { ok: true; data: T }
-  | { ok: false; error: { code: string; message: string; param: string | null; fields: Record<string, string>; override?: ErrorOverride } };
+  | {
+      ok: false;
+      error: {
+        code: string;
+        message: string;
+        param: string | null;
+        fields: Record<string, string>;
+        override?: ErrorOverride;
+      };
+    };
 
 /** Field names a form calls something else than their key says (`{ name: "domain name" }`). */
 export type FieldLabels = Record<string, FieldLabel>;
 
 /** Validation issues as an action error: every field's problem as a sentence (lib/core/issues.ts), the first as the message. */
-function invalidResult(issues: readonly z.core.$ZodIssue[], labels: FieldLabels, code: string, param: string | null): ActionResult<never> {
+function invalidResult(
+  issues: readonly z.core.$ZodIssue[],
+  labels: FieldLabels,
+  code: string,
+  param: string | null,
+): ActionResult<never> {
   const fields = humanFieldErrors(issues, labels);
   const first = Object.keys(fields)[0] ?? null;
-  return { ok: false, error: { code, message: (first && fields[first]) || "Check the form.", param: param ?? (first === "_" ? null : first), fields } };
+  return {
+    ok: false,
+    error: {
+      code,
+      message: (first && fields[first]) || "Check the form.",
+      param: param ?? (first === "_" ? null : first),
+      fields,
+    },
+  };
 }
 
 /** A failed zod parse (a form's own schema) as an action error. */
@@ -38,21 +60,45 @@ export function actionError(err: unknown, labels: FieldLabels = {}): ActionResul
     // A validation failure reads as sentences on the form ("Enter a name", "Pick at least one scope").
     if (err.issues && err.issues.length > 0) return invalidResult(err.issues, labels, err.code, err.param);
     const fields = err.fields ?? (err.param ? { [err.param]: err.message } : {});
-    return { ok: false, error: { code: err.code, message: err.message, param: err.param, fields, ...(err.override ? { override: err.override } : {}) } };
+    return {
+      ok: false,
+      error: {
+        code: err.code,
+        message: err.message,
+        param: err.param,
+        fields,
+        ...(err.override ? { override: err.override } : {}),
+      },
+    };
   }
   const reference = `act_${Date.now().toString(36)}`;
   log.error("console action failed", { reference, ...errorFields(err) });
-  return { ok: false, error: { code: "internal_error", message: `Something went wrong. Reference: ${reference}.`, param: null, fields: {} } };
+  return {
+    ok: false,
+    error: {
+      code: "internal_error",
+      message: `Something went wrong. Reference: ${reference}.`,
+      param: null,
+      fields: {},
+    },
+  };
 }
 
 /** redirect() and notFound() signal through exceptions Next must see. */
 function isNextSignal(err: unknown): boolean {
-  return Boolean(err && typeof err === "object" && "digest" in err && typeof err.digest === "string" && err.digest.startsWith("NEXT_"));
+  return Boolean(
+    err &&
+      typeof err === "object" &&
+      "digest" in err &&
+      typeof err.digest === "string" &&
+      err.digest.startsWith("NEXT_"),
+  );
 }
 
 /** Splits the page's organization (added by the client's `useAction`) from the action's input. */
 function untag(input: unknown): { value: unknown; org: string | null } {
-  if (!input || typeof input !== "object" || Array.isArray(input) || !(ORG_FIELD in input)) return { value: input, org: null };
+  if (!input || typeof input !== "object" || Array.isArray(input) || !(ORG_FIELD in input))
+    return { value: input, org: null };
   const { [ORG_FIELD]: org, ...value } = input as Record<string, unknown>;
   return { value, org: typeof org === "string" ? org : null };
 }
@@ -61,10 +107,15 @@ function untag(input: unknown): { value: unknown; org: string | null } {
  * Flat form values → the operation's input: the contract's path parameters are taken out by name
  * (`orgId` defaults to the console's organization), the rest is the body (or the query of a read).
  */
-export function splitInput(op: AnyOperation, value: unknown, orgId: string | null): { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } {
+export function splitInput(
+  op: AnyOperation,
+  value: unknown,
+  orgId: string | null,
+): { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } {
   const c = op.contract;
   const names = c.params ? Object.keys(c.params.shape) : [];
-  const rest: Record<string, unknown> = value && typeof value === "object" && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const rest: Record<string, unknown> =
+    value && typeof value === "object" && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
   const params: Record<string, unknown> = {};
   for (const name of names) {
     if (name in rest) {
@@ -100,7 +151,15 @@ export async function runAction<O extends AnyOperation, R = OperationOutput<O>>(
     else {
       const console = await getConsole();
       if (org !== null && org !== console.org.id) {
-        return { ok: false, error: { code: "conflict", message: "You switched organization in another tab; reload this page before making changes.", param: null, fields: {} } };
+        return {
+          ok: false,
+          error: {
+            code: "conflict",
+            message: "You switched organization in another tab; reload this page before making changes.",
+            param: null,
+            fields: {},
+          },
+        };
       }
       ctx = console;
       orgId = console.org.id;

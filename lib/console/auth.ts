@@ -47,7 +47,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async (req) => {
     logger: {
       error(error: Error) {
         // Auth.js errors carry their kind in `type` (class names do not survive minification).
-        if ((error as Error & { type?: string }).type !== "CredentialsSignin") log.error("auth error", errorFields(error));
+        if ((error as Error & { type?: string }).type !== "CredentialsSignin")
+          log.error("auth error", errorFields(error));
       },
       warn(code: string) {
         log.warn("auth warning", { code });

@@ -16,7 +16,10 @@ import { complianceJobs } from "./reads";
 export type ExportPage = OperationOutput<typeof exportAuditLogs>;
 
 /** The chain from `first` (else from the start) onward, page by page, at most EXPORT_PAGES_MAX pages. */
-export async function exportChain(invoke: ConsoleInvoke, first?: ExportPage): Promise<{ pages: ExportPage[]; complete: boolean }> {
+export async function exportChain(
+  invoke: ConsoleInvoke,
+  first?: ExportPage,
+): Promise<{ pages: ExportPage[]; complete: boolean }> {
   const pages = [first ?? (await invoke(exportAuditLogs, { query: {} }))];
   let next = pages[0]?.pagination.nextCursor ?? null;
   while (next !== null && pages.length < EXPORT_PAGES_MAX) {
@@ -38,10 +41,17 @@ export async function verifyAuditChain(ctx: ConsoleContext, jwks: Jwks, file?: s
     try {
       exported = JSON.parse(file);
     } catch {
-      throw invalidRequest("The file is not JSON: choose an export downloaded from this page or from GET /v1/audit-logs/export.", "file");
+      throw invalidRequest(
+        "The file is not JSON: choose an export downloaded from this page or from GET /v1/audit-logs/export.",
+        "file",
+      );
     }
   } else exported = (await exportChain(ctx.invoke)).pages;
   const certificates = (await complianceJobs(ctx)).flatMap((j) => (j.certificate ? [j.certificate] : []));
   const report = verifyAuditExport(exported, { jwks, certificates });
-  return { source: file !== undefined ? ("file" as const) : ("now" as const), report, lines: describeReport(report).trimEnd().split("\n") };
+  return {
+    source: file !== undefined ? ("file" as const) : ("now" as const),
+    report,
+    lines: describeReport(report).trimEnd().split("\n"),
+  };
 }

@@ -42,15 +42,26 @@ export interface TailPage {
 export async function latestEvents(ctx: ConsoleContext, input: { type?: EventType; before?: string; limit?: number }) {
   const limit = input.limit ?? TAIL_PAGE_SIZE;
   const head = await ctx.invoke(listEvents, { query: { limit: 1, type: input.type, tail: "true" } });
-  const page = await ctx.invoke(listEvents, { query: { limit, type: input.type, cursor: input.before, order: "newest" } });
-  return { events: page.data, headCursor: head.pagination.nextCursor, olderCursor: page.pagination.hasMore ? page.pagination.nextCursor : null };
+  const page = await ctx.invoke(listEvents, {
+    query: { limit, type: input.type, cursor: input.before, order: "newest" },
+  });
+  return {
+    events: page.data,
+    headCursor: head.pagination.nextCursor,
+    olderCursor: page.pagination.hasMore ? page.pagination.nextCursor : null,
+  };
 }
 
 /**
  * The organization a tail request reads and the user's role in it: an explicit `org` must be one of
  * theirs; otherwise the cookie's organization when it is theirs, else their first (as `getConsole`).
  */
-async function membership(db: DbOrTx, userId: string, explicit: string | null, cookie: string | null): Promise<{ orgId: string; role: Role } | null> {
+async function membership(
+  db: DbOrTx,
+  userId: string,
+  explicit: string | null,
+  cookie: string | null,
+): Promise<{ orgId: string; role: Role } | null> {
   if (explicit) {
     const role = await roleOf(db, explicit, userId);
     return role ? { orgId: explicit, role } : null;
@@ -67,7 +78,11 @@ const orgParam = z.uuid().optional();
  * `svc_org` cookie (else the user's first, as the console does); then one long-poll `listEvents`
  * read after `cursor` (the other query parameters are the operation's own, checked by it).
  */
-export async function tailEvents(cookieHeader: string | null, query: URLSearchParams, ip: string | null = null): Promise<{ status: number; body: TailPage | ErrorBody }> {
+export async function tailEvents(
+  cookieHeader: string | null,
+  query: URLSearchParams,
+  ip: string | null = null,
+): Promise<{ status: number; body: TailPage | ErrorBody }> {
   try {
     const { org, ...rest } = Object.fromEntries(query);
     const orgId = orgParam.safeParse(org);
@@ -78,9 +93,25 @@ export async function tailEvents(cookieHeader: string | null, query: URLSearchPa
     const member = await membership(db, user.userId, orgId.data ?? null, readCookie(cookieHeader ?? "", ORG_COOKIE));
     if (!member) throw new ApiError("not_permitted", "You are not a member of this organization.");
     const principal = consolePrincipal({ orgId: member.orgId, userId: user.userId, role: member.role, ip });
-    const actor: UserActor = { type: "user", userId: user.userId, email: user.email, org: { id: member.orgId, role: member.role }, principal, ip };
-    const { data: page } = await invoke(listEvents, actor, { query: { wait: String(TAIL_WAIT_SECONDS), ...rest, limit: String(TAIL_PAGE_SIZE), order: "oldest" } });
-    return { status: 200, body: { data: page.data, cursor: page.pagination.nextCursor ?? rest.cursor ?? null, hasMore: page.pagination.hasMore } };
+    const actor: UserActor = {
+      type: "user",
+      userId: user.userId,
+      email: user.email,
+      org: { id: member.orgId, role: member.role },
+      principal,
+      ip,
+    };
+    const { data: page } = await invoke(listEvents, actor, {
+      query: { wait: String(TAIL_WAIT_SECONDS), ...rest, limit: String(TAIL_PAGE_SIZE), order: "oldest" },
+    });
+    return {
+      status: 200,
+      body: {
+        data: page.data,
+        cursor: page.pagination.nextCursor ?? rest.cursor ?? null,
+        hasMore: page.pagination.hasMore,
+      },
+    };
   } catch (err) {
     if (err instanceof ApiError) return { status: err.status, body: err.toBody() };
     log.error("console event tail failed", errorFields(err));

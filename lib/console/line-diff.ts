@@ -38,7 +38,8 @@ export function lineDiff(before: string, after: string): DiffLine[] {
     for (let i = n - 1; i >= 0; i--) {
       const row = lcs[i] as Uint32Array;
       const next = lcs[i + 1] as Uint32Array;
-      for (let j = m - 1; j >= 0; j--) row[j] = midA[i] === midB[j] ? (next[j + 1] as number) + 1 : Math.max(next[j] as number, row[j + 1] as number);
+      for (let j = m - 1; j >= 0; j--)
+        row[j] = midA[i] === midB[j] ? (next[j + 1] as number) + 1 : Math.max(next[j] as number, row[j + 1] as number);
     }
     let i = 0;
     let j = 0;
@@ -47,7 +48,10 @@ export function lineDiff(before: string, after: string): DiffLine[] {
         out.push({ kind: "same", text: midA[i] as string, oldNo: head + i + 1, newNo: head + j + 1 });
         i++;
         j++;
-      } else if (i < n && (j === m || ((lcs[i + 1] as Uint32Array)[j] as number) >= ((lcs[i] as Uint32Array)[j + 1] as number))) {
+      } else if (
+        i < n &&
+        (j === m || ((lcs[i + 1] as Uint32Array)[j] as number) >= ((lcs[i] as Uint32Array)[j + 1] as number))
+      ) {
         // Removed lines before added ones, as a reader expects a replacement.
         out.push({ kind: "removed", text: midA[i] as string, oldNo: head + i + 1, newNo: null });
         i++;
@@ -57,6 +61,7 @@ export function lineDiff(before: string, after: string): DiffLine[] {
       }
     }
   }
-  for (let k = tail; k > 0; k--) out.push({ kind: "same", text: a[a.length - k] as string, oldNo: a.length - k + 1, newNo: b.length - k + 1 });
+  for (let k = tail; k > 0; k--)
+    out.push({ kind: "same", text: a[a.length - k] as string, oldNo: a.length - k + 1, newNo: b.length - k + 1 });
   return out;
 }

@@ -47,14 +47,22 @@ export async function overview(db: DbOrTx, principal: Principal, now: Date = new
     .where(and(eq(messages.orgId, org), gte(messages.createdAt, since)))
     .groupBy(messages.direction);
 
-  const inboxCount = await countIf(principal, "inboxes:read", () => db.$count(inboxes, and(eq(inboxes.orgId, org), ne(inboxes.status, "deleted"))));
-  const customDomains = await countIf(principal, "domains:read", () => db.$count(domains, and(eq(domains.orgId, org), eq(domains.isShared, false))));
+  const inboxCount = await countIf(principal, "inboxes:read", () =>
+    db.$count(inboxes, and(eq(inboxes.orgId, org), ne(inboxes.status, "deleted"))),
+  );
+  const customDomains = await countIf(principal, "domains:read", () =>
+    db.$count(domains, and(eq(domains.orgId, org), eq(domains.isShared, false))),
+  );
   const verifiedDomains = await countIf(principal, "domains:read", () =>
     db.$count(domains, and(eq(domains.orgId, org), eq(domains.isShared, false), eq(domains.status, "verified"))),
   );
-  const activeKeys = await countIf(principal, "keys:read", () => db.$count(apiKeys, and(eq(apiKeys.orgId, org), eq(apiKeys.status, "active"))));
+  const activeKeys = await countIf(principal, "keys:read", () =>
+    db.$count(apiKeys, and(eq(apiKeys.orgId, org), eq(apiKeys.status, "active"))),
+  );
   const allWebhooks = await countIf(principal, "webhooks:read", () => db.$count(webhooks, eq(webhooks.orgId, org)));
-  const activeWebhooks = await countIf(principal, "webhooks:read", () => db.$count(webhooks, and(eq(webhooks.orgId, org), eq(webhooks.status, "active"))));
+  const activeWebhooks = await countIf(principal, "webhooks:read", () =>
+    db.$count(webhooks, and(eq(webhooks.orgId, org), eq(webhooks.status, "active"))),
+  );
 
   const totals = { inbound: 0, outbound: 0 };
   for (const r of rows) totals[r.direction] += r.count;
@@ -62,7 +70,10 @@ export async function overview(db: DbOrTx, principal: Principal, now: Date = new
   return {
     counts: {
       inboxes: inboxCount,
-      domains: customDomains === null || verifiedDomains === null ? null : { custom: customDomains, verified: verifiedDomains },
+      domains:
+        customDomains === null || verifiedDomains === null
+          ? null
+          : { custom: customDomains, verified: verifiedDomains },
       activeApiKeys: activeKeys,
       webhooks: allWebhooks === null || activeWebhooks === null ? null : { total: allWebhooks, active: activeWebhooks },
     },
@@ -104,20 +115,37 @@ const zeros = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o)
  * status: one aggregate query (GROUP BY bucket, delivery_status) over `messages_org_created_idx`;
  * no message row is loaded. Buckets with no messages are filled in with zeros.
  */
-export async function deliveryVolume(db: DbOrTx, principal: Principal, range: VolumeRange, now: Date = new Date()): Promise<DeliveryVolume> {
+export async function deliveryVolume(
+  db: DbOrTx,
+  principal: Principal,
+  range: VolumeRange,
+  now: Date = new Date(),
+): Promise<DeliveryVolume> {
   const { bucket, buckets: n } = VOLUME_RANGES[range];
   const step = bucket === "hour" ? HOUR_MS : DAY_MS;
-  const current = bucket === "hour" ? Math.floor(now.getTime() / HOUR_MS) * HOUR_MS : Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const current =
+    bucket === "hour"
+      ? Math.floor(now.getTime() / HOUR_MS) * HOUR_MS
+      : Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = current - (n - 1) * step;
   const unit = bucket === "hour" ? sql.raw("'hour'") : sql.raw("'day'");
   const start = sql<string>`to_char(date_trunc(${unit}, ${messages.createdAt} at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`;
   const rows = await db
     .select({ start, outcome: messages.deliveryStatus, count: sql<number>`count(*)`.mapWith(Number) })
     .from(messages)
-    .where(and(eq(messages.orgId, principal.orgId), eq(messages.direction, "outbound"), gte(messages.createdAt, new Date(first))))
+    .where(
+      and(
+        eq(messages.orgId, principal.orgId),
+        eq(messages.direction, "outbound"),
+        gte(messages.createdAt, new Date(first)),
+      ),
+    )
     .groupBy(start, messages.deliveryStatus);
 
-  const buckets: VolumeBucket[] = Array.from({ length: n }, (_, i) => ({ start: new Date(first + i * step).toISOString().replace(".000Z", "Z"), counts: zeros() }));
+  const buckets: VolumeBucket[] = Array.from({ length: n }, (_, i) => ({
+    start: new Date(first + i * step).toISOString().replace(".000Z", "Z"),
+    counts: zeros(),
+  }));
   const byStart = new Map(buckets.map((b) => [b.start, b]));
   const totals = zeros();
   for (const r of rows) {

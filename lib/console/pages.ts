@@ -25,7 +25,12 @@ export function hrefWith(path: string, query: Record<string, string | undefined>
 }
 
 /** The newest-page and next-page links of a keyset list whose filters live in the URL. */
-export function pagerLinks(path: string, filters: Record<string, string | undefined>, cursor: string | undefined, nextCursor: string | null) {
+export function pagerLinks(
+  path: string,
+  filters: Record<string, string | undefined>,
+  cursor: string | undefined,
+  nextCursor: string | null,
+) {
   return {
     nextHref: nextCursor ? hrefWith(path, { ...filters, cursor: nextCursor }) : null,
     firstHref: cursor ? hrefWith(path, filters) : null,
@@ -33,7 +38,9 @@ export function pagerLinks(path: string, filters: Record<string, string | undefi
 }
 
 /** A list read that may fail on a bad cursor or filter from the URL: the data, or the API's message to show. */
-export async function readList<T>(read: () => Promise<T>): Promise<{ ok: true; data: T } | { ok: false; message: string }> {
+export async function readList<T>(
+  read: () => Promise<T>,
+): Promise<{ ok: true; data: T } | { ok: false; message: string }> {
   try {
     return { ok: true, data: await read() };
   } catch (err) {

@@ -27,7 +27,13 @@ export async function handleFor(db: DbOrTx, contactId: string, channel: HandleCh
  * on the first of `channels` it has one on. 404 naming `param` for no such contact, 400 when it has
  * no handle on those channels.
  */
-export async function contactAddress(db: DbOrTx, orgId: string, ref: string, channels: HandleChannel[], param: string): Promise<{ contactId: string; address: string }> {
+export async function contactAddress(
+  db: DbOrTx,
+  orgId: string,
+  ref: string,
+  channels: HandleChannel[],
+  param: string,
+): Promise<{ contactId: string; address: string }> {
   const contact = await findContact(db, orgId, ref, param);
   for (const channel of channels) {
     const handle = await handleFor(db, contact.id, channel);
@@ -38,12 +44,23 @@ export async function contactAddress(db: DbOrTx, orgId: string, ref: string, cha
 }
 
 /** The contact owning an address on one of the channels (inbound linking), or null. */
-export async function contactByHandle(db: DbOrTx, orgId: string, channels: HandleChannel[], value: string): Promise<string | null> {
+export async function contactByHandle(
+  db: DbOrTx,
+  orgId: string,
+  channels: HandleChannel[],
+  value: string,
+): Promise<string | null> {
   if (channels.length === 0) return null;
   const [row] = await db
     .select({ contactId: contactHandles.contactId })
     .from(contactHandles)
-    .where(and(eq(contactHandles.orgId, orgId), inArray(contactHandles.channel, channels), eq(contactHandles.value, value.toLowerCase())))
+    .where(
+      and(
+        eq(contactHandles.orgId, orgId),
+        inArray(contactHandles.channel, channels),
+        eq(contactHandles.value, value.toLowerCase()),
+      ),
+    )
     .limit(1);
   return row?.contactId ?? null;
 }

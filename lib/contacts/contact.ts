@@ -84,22 +84,42 @@ export async function findContact(db: DbOrTx, orgId: string, ref: string, param 
   const [row] = await db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.orgId, orgId), parsed.kind === "id" ? eq(contacts.id, parsed.id) : eq(contacts.alias, parsed.alias)))
+    .where(
+      and(
+        eq(contacts.orgId, orgId),
+        parsed.kind === "id" ? eq(contacts.id, parsed.id) : eq(contacts.alias, parsed.alias),
+      ),
+    )
     .limit(1);
   if (!row) throw notFound("contact", param);
   return row;
 }
 
 export async function handlesOf(db: DbOrTx, contactId: string): Promise<HandleRow[]> {
-  return db.select().from(contactHandles).where(eq(contactHandles.contactId, contactId)).orderBy(asc(contactHandles.createdAt), asc(contactHandles.id));
+  return db
+    .select()
+    .from(contactHandles)
+    .where(eq(contactHandles.contactId, contactId))
+    .orderBy(asc(contactHandles.createdAt), asc(contactHandles.id));
 }
 
 /** Turns a unique violation into the 409 the caller can act on. */
 export function conflictOf(err: unknown, where: { alias?: string | null; handleParam?: string }): never {
   const constraint = uniqueViolation(err);
   if (constraint === null) throw err;
-  if (constraint.includes("alias") || (!constraint && where.alias)) throw new ApiError("conflict", `Another contact already has the alias "${where.alias}".`, "alias");
-  throw new ApiError("conflict", "Another contact of this organization already has this handle.", where.handleParam ?? "value");
+  if (constraint.includes("alias") || (!constraint && where.alias))
+    throw new ApiError("conflict", `Another contact already has the alias "${where.alias}".`, "alias");
+  throw new ApiError(
+    "conflict",
+    "Another contact of this organization already has this handle.",
+    where.handleParam ?? "value",
+  );
 }
 
-export type HandleInput = { channel: HandleChannel; value: string; label?: string; isPrimary: boolean; metadata?: Record<string, unknown> };
+export type HandleInput = {
+  channel: HandleChannel;
+  value: string;
+  label?: string;
+  isPrimary: boolean;
+  metadata?: Record<string, unknown>;
+};

@@ -13,7 +13,12 @@ import { HANDLE_CHANNELS } from "./handles";
 const tag = "Contacts";
 
 export const ALIAS = /^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$/i;
-const alias = z.string().regex(ALIAS, "Use 1 to 64 letters, digits, dots, hyphens and underscores, starting and ending with a letter or digit.");
+const alias = z
+  .string()
+  .regex(
+    ALIAS,
+    "Use 1 to 64 letters, digits, dots, hyphens and underscores, starting and ending with a letter or digit.",
+  );
 const displayName = z.string().trim().min(1).max(200);
 const info = z.string().max(10_000);
 const avatarUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -41,7 +46,12 @@ export const contactSchema = z.object({
   displayName: z.string(),
   kind: z.enum(["person", "agent", "self"]),
   isSelf: z.boolean(),
-  alias: z.string().nullable().describe("Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted."),
+  alias: z
+    .string()
+    .nullable()
+    .describe(
+      "Unique in the organization (case-insensitive); `@alias` names the contact wherever a contact reference is accepted.",
+    ),
   info: z.string().nullable(),
   metadata,
   avatarUrl: z.string().nullable(),
@@ -71,8 +81,13 @@ export const listContacts = defineContract({
   access: "contacts:read",
   tag,
   summary: "List contacts",
-  description: "Newest first (the `self` contact included once it exists). `kind` filters; `q` matches the display name, alias or a handle's value (case-insensitive substring).",
-  query: z.strictObject({ ...paginationQuery(), kind: z.enum(["person", "agent", "self"]).optional(), q: z.string().trim().min(1).max(200).optional() }),
+  description:
+    "Newest first (the `self` contact included once it exists). `kind` filters; `q` matches the display name, alias or a handle's value (case-insensitive substring).",
+  query: z.strictObject({
+    ...paginationQuery(),
+    kind: z.enum(["person", "agent", "self"]).optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+  }),
   response: z.object({ object: z.literal("list"), data: z.array(contactSchema), pagination: paginationSchema }),
 });
 
@@ -94,7 +109,12 @@ export const createContact = defineContract({
     metadata: metadata.optional(),
     handles: z.array(handleInput).max(20).optional(),
   }),
-  example: { displayName: "Ada Lovelace", alias: "ada", kind: "person", handles: [{ channel: "email", value: "ada@example.com", isPrimary: true }] },
+  example: {
+    displayName: "Ada Lovelace",
+    alias: "ada",
+    kind: "person",
+    handles: [{ channel: "email", value: "ada@example.com", isPrimary: true }],
+  },
   errors: ["conflict"],
   response: one,
 });
@@ -106,7 +126,8 @@ export const getContact = defineContract({
   access: "contacts:read",
   tag,
   summary: "Get a contact",
-  description: "By id, `@alias`, `contact:<id>` or `@me` (the organization's own contact, made on first use), with its handles.",
+  description:
+    "By id, `@alias`, `contact:<id>` or `@me` (the organization's own contact, made on first use), with its handles.",
   params,
   response: one,
 });
@@ -152,7 +173,8 @@ export const addContactHandle = defineContract({
   access: "contacts:write",
   tag,
   summary: "Add a handle",
-  description: "`isPrimary: true` makes it the contact's primary handle for its channel (the previous one stops being primary). A value already used in the organization is a 409.",
+  description:
+    "`isPrimary: true` makes it the contact's primary handle for its channel (the previous one stops being primary). A value already used in the organization is a 409.",
   params,
   body: handleInput,
   example: { channel: "email", value: "ada@work.example.com", label: "work" },
@@ -169,7 +191,12 @@ export const updateContactHandle = defineContract({
   summary: "Update a handle",
   description: "Changes the value, label, metadata or primary flag; the channel is fixed.",
   params: handleParams,
-  body: z.strictObject({ value: z.string().trim().min(1).max(500).optional(), label: z.string().max(100).nullable().optional(), isPrimary: z.boolean().optional(), metadata: metadata.optional() }),
+  body: z.strictObject({
+    value: z.string().trim().min(1).max(500).optional(),
+    label: z.string().max(100).nullable().optional(),
+    isPrimary: z.boolean().optional(),
+    metadata: metadata.optional(),
+  }),
   example: { isPrimary: true },
   errors: ["conflict"],
   response: oneHandle,

@@ -9,9 +9,16 @@ import { findContact } from "./contact";
 export async function deleteContact(db: DbOrTx, principal: Principal, ref: string) {
   return db.transaction(async (tx) => {
     const row = await findContact(tx, principal.orgId, ref);
-    if (row.kind === "self") throw notPermitted("The organization's own contact (@me) cannot be deleted.", "contactRef");
+    if (row.kind === "self")
+      throw notPermitted("The organization's own contact (@me) cannot be deleted.", "contactRef");
     await tx.delete(contacts).where(eq(contacts.id, row.id));
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "contact.deleted", resourceType: "contact", resourceId: row.id, metadata: { alias: row.alias } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "contact.deleted",
+      resourceType: "contact",
+      resourceId: row.id,
+      metadata: { alias: row.alias },
+    });
     return { deleted: true as const, id: row.id };
   });
 }

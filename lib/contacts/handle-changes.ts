@@ -12,7 +12,13 @@ async function clearPrimary(tx: DbOrTx, contactId: string, channel: string): Pro
   await tx
     .update(contactHandles)
     .set({ isPrimary: false, updatedAt: new Date() })
-    .where(and(eq(contactHandles.contactId, contactId), eq(contactHandles.channel, channel), eq(contactHandles.isPrimary, true)));
+    .where(
+      and(
+        eq(contactHandles.contactId, contactId),
+        eq(contactHandles.channel, channel),
+        eq(contactHandles.isPrimary, true),
+      ),
+    );
 }
 
 async function findHandle(db: DbOrTx, contact: ContactRow, handleId: string): Promise<HandleRow> {
@@ -33,10 +39,24 @@ export async function addContactHandle(db: DbOrTx, principal: Principal, ref: st
       if (h.isPrimary) await clearPrimary(tx, contact.id, h.channel);
       const [row] = await tx
         .insert(contactHandles)
-        .values({ orgId: principal.orgId, contactId: contact.id, channel: h.channel, value: h.value, label: h.label ?? null, isPrimary: h.isPrimary, metadata: h.metadata })
+        .values({
+          orgId: principal.orgId,
+          contactId: contact.id,
+          channel: h.channel,
+          value: h.value,
+          label: h.label ?? null,
+          isPrimary: h.isPrimary,
+          metadata: h.metadata,
+        })
         .returning();
       await tx.update(contacts).set({ updatedAt: new Date() }).where(eq(contacts.id, contact.id));
-      await recordAudit(tx, principal, { orgId: principal.orgId, action: "contact.handle_added", resourceType: "contact", resourceId: contact.id, metadata: { handleId: row?.id, channel: h.channel } });
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "contact.handle_added",
+        resourceType: "contact",
+        resourceId: contact.id,
+        metadata: { handleId: row?.id, channel: h.channel },
+      });
       return { contactHandle: toHandle(row as HandleRow) };
     });
   } catch (err) {
@@ -58,7 +78,10 @@ export async function updateContactHandle(
       const channel = current.channel as HandleChannel;
       const next =
         input.value !== undefined || input.metadata !== undefined
-          ? normalizeHandle({ channel, value: input.value ?? current.value, metadata: input.metadata ?? current.metadata }, "")
+          ? normalizeHandle(
+              { channel, value: input.value ?? current.value, metadata: input.metadata ?? current.metadata },
+              "",
+            )
           : null;
       if (input.isPrimary) await clearPrimary(tx, contact.id, channel);
       const [row] = await tx
@@ -71,7 +94,13 @@ export async function updateContactHandle(
         })
         .where(eq(contactHandles.id, current.id))
         .returning();
-      await recordAudit(tx, principal, { orgId: principal.orgId, action: "contact.handle_updated", resourceType: "contact", resourceId: contact.id, metadata: { handleId, fields: Object.keys(input) } });
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "contact.handle_updated",
+        resourceType: "contact",
+        resourceId: contact.id,
+        metadata: { handleId, fields: Object.keys(input) },
+      });
       return { contactHandle: toHandle(row as HandleRow) };
     });
   } catch (err) {
@@ -84,7 +113,13 @@ export async function deleteContactHandle(db: DbOrTx, principal: Principal, ref:
     const contact = await findContact(tx, principal.orgId, ref);
     const current = await findHandle(tx, contact, handleId);
     await tx.delete(contactHandles).where(eq(contactHandles.id, current.id));
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "contact.handle_deleted", resourceType: "contact", resourceId: contact.id, metadata: { handleId, channel: current.channel } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "contact.handle_deleted",
+      resourceType: "contact",
+      resourceId: contact.id,
+      metadata: { handleId, channel: current.channel },
+    });
     return { deleted: true as const, id: current.id };
   });
 }

@@ -63,16 +63,22 @@ export function normalizeHandle(
   switch (input.channel) {
     case "email":
     case "a2a":
-      if (!email.safeParse(value).success) throw invalidRequest(`Enter an email address for a${input.channel === "email" ? "n email" : "n a2a"} handle.`, at("value"));
+      if (!email.safeParse(value).success)
+        throw invalidRequest(
+          `Enter an email address for a${input.channel === "email" ? "n email" : "n a2a"} handle.`,
+          at("value"),
+        );
       return { value: value.toLowerCase(), metadata };
     case "sms":
     case "phone": {
       const digits = value.replace(/[\s().-]/g, "");
-      if (!E164.test(digits)) throw invalidRequest("Enter the number in international form, e.g. +4930123456.", at("value"));
+      if (!E164.test(digits))
+        throw invalidRequest("Enter the number in international form, e.g. +4930123456.", at("value"));
       return { value: digits, metadata };
     }
     case "telegram":
-      if (!TELEGRAM.test(value)) throw invalidRequest("Enter a Telegram @username (5 to 32 characters) or a numeric chat id.", at("value"));
+      if (!TELEGRAM.test(value))
+        throw invalidRequest("Enter a Telegram @username (5 to 32 characters) or a numeric chat id.", at("value"));
       return { value: value.startsWith("@") ? value.toLowerCase() : value, metadata };
     case "slack":
       if (!SLACK.test(value)) throw invalidRequest("Enter a Slack member or channel id, e.g. U024BE7LH.", at("value"));
@@ -89,7 +95,11 @@ export function normalizeHandle(
         );
       }
       const country = countryCode(parsed.data.country);
-      if (!country) throw invalidRequest(`"${parsed.data.country}" is not a country: use an ISO 3166 alpha-2 code (DE) or the country's English name.`, at("metadata.country"));
+      if (!country)
+        throw invalidRequest(
+          `"${parsed.data.country}" is not a country: use an ISO 3166 alpha-2 code (DE) or the country's English name.`,
+          at("metadata.country"),
+        );
       return { value, metadata: { ...metadata, ...parsed.data, country } };
     }
   }

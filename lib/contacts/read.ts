@@ -11,9 +11,16 @@ export async function getContact(db: DbOrTx, principal: Principal, ref: string) 
   return { contact: toContact(row, await handlesOf(db, row.id)) };
 }
 
-export async function listContacts(db: DbOrTx, principal: Principal, query: { limit: number; cursor?: string; kind?: "person" | "agent" | "self"; q?: string }) {
+export async function listContacts(
+  db: DbOrTx,
+  principal: Principal,
+  query: { limit: number; cursor?: string; kind?: "person" | "agent" | "self"; q?: string },
+) {
   const after = decodeCursor(query.cursor);
-  const where: (SQL | undefined)[] = [eq(contacts.orgId, principal.orgId), keysetBefore(contacts.createdAt, contacts.id, after)];
+  const where: (SQL | undefined)[] = [
+    eq(contacts.orgId, principal.orgId),
+    keysetBefore(contacts.createdAt, contacts.id, after),
+  ];
   if (query.kind) where.push(eq(contacts.kind, query.kind));
   if (query.q) {
     const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -36,7 +43,12 @@ export async function listContacts(db: DbOrTx, principal: Principal, query: { li
 }
 
 /** Messages from or to any of the contact's email and a2a handles. */
-export async function listContactMessages(db: DbOrTx, principal: Principal, ref: string, query: { limit: number; cursor?: string }) {
+export async function listContactMessages(
+  db: DbOrTx,
+  principal: Principal,
+  ref: string,
+  query: { limit: number; cursor?: string },
+) {
   const contact = await findContact(db, principal.orgId, ref);
   const addresses = (
     await db

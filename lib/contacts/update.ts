@@ -10,13 +10,21 @@ export async function updateContact(
   db: DbOrTx,
   principal: Principal,
   ref: string,
-  input: { displayName?: string; alias?: string | null; kind?: "person" | "agent"; info?: string | null; avatarUrl?: string | null; metadata?: Record<string, unknown> },
+  input: {
+    displayName?: string;
+    alias?: string | null;
+    kind?: "person" | "agent";
+    info?: string | null;
+    avatarUrl?: string | null;
+    metadata?: Record<string, unknown>;
+  },
 ) {
   const alias = input.alias === undefined ? undefined : (input.alias?.toLowerCase() ?? null);
   try {
     return await db.transaction(async (tx) => {
       const row = await findContact(tx, principal.orgId, ref);
-      if (row.kind === "self" && input.kind !== undefined) throw invalidRequest("The organization's own contact stays `self`.", "kind");
+      if (row.kind === "self" && input.kind !== undefined)
+        throw invalidRequest("The organization's own contact stays `self`.", "kind");
       const [updated] = await tx
         .update(contacts)
         .set({
@@ -30,7 +38,13 @@ export async function updateContact(
         })
         .where(eq(contacts.id, row.id))
         .returning();
-      await recordAudit(tx, principal, { orgId: principal.orgId, action: "contact.updated", resourceType: "contact", resourceId: row.id, metadata: { fields: Object.keys(input) } });
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "contact.updated",
+        resourceType: "contact",
+        resourceId: row.id,
+        metadata: { fields: Object.keys(input) },
+      });
       return { contact: toContact(updated as ContactRow, await handlesOf(tx, row.id)) };
     });
   } catch (err) {

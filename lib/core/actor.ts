@@ -57,7 +57,10 @@ export function actorString(actor: Actor): string {
 /** Who to write in an audit row: actor string and client address. */
 export function auditActorOf(actor: Actor): { actor: string; ip: string | null } {
   const principal = principalOf(actor);
-  return { actor: actorString(actor), ip: principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null) };
+  return {
+    actor: actorString(actor),
+    ip: principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null),
+  };
 }
 
 /** The signed-in console user as organization operations take them. */
@@ -77,4 +80,8 @@ export function sessionCallerOf(actor: Extract<Actor, { type: "user" }>): Sessio
 export const apiKeyActor = (principal: Principal): Actor => ({ type: "apiKey", principal });
 
 /** A deployment job acting on its own behalf (bootstrap, recovery, workflows). */
-export const systemActor = (job: string, principal: Principal | null = null): Actor => ({ type: "system", job, principal });
+export const systemActor = (job: string, principal: Principal | null = null): Actor => ({
+  type: "system",
+  job,
+  principal,
+});

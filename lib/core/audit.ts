@@ -59,7 +59,9 @@ export function noAuditNeeded(reason: string): void {
 }
 
 /** Runs `work` in a fresh audit scope and reports what it recorded. */
-export async function withAuditScope<T>(work: () => Promise<T>): Promise<{ result: T; recorded: number; unchanged: string | null }> {
+export async function withAuditScope<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; recorded: number; unchanged: string | null }> {
   const scope: AuditScope = { recorded: 0, unchanged: null };
   const result = await scopes.run(scope, work);
   return { result, recorded: scope.recorded, unchanged: scope.unchanged };

@@ -28,6 +28,11 @@ export function defineDomain<const M extends DomainManifest>(manifest: M): M {
 /** The operations exported by an `operations.ts` module (every `defineOperation` value), in order. */
 export function operationsOf(module: Record<string, unknown>): AnyOperation[] {
   return Object.values(module).filter(
-    (v): v is AnyOperation => typeof v === "object" && v !== null && "contract" in v && "handler" in v && typeof (v as AnyOperation).handler === "function",
+    (v): v is AnyOperation =>
+      typeof v === "object" &&
+      v !== null &&
+      "contract" in v &&
+      "handler" in v &&
+      typeof (v as AnyOperation).handler === "function",
   );
 }

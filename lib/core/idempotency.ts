@@ -27,7 +27,10 @@ export function canonicalJson(value: unknown): string {
  * What makes two requests "the same" under one Idempotency-Key: the operation and its input
  * (path parameters, query, body) as canonical JSON, whatever the surface that sent them.
  */
-export function requestFingerprint(operationId: string, input: { params?: unknown; query?: unknown; body?: unknown }): string {
+export function requestFingerprint(
+  operationId: string,
+  input: { params?: unknown; query?: unknown; body?: unknown },
+): string {
   const text = `${operationId}\n${canonicalJson(input.params ?? null)}\n${canonicalJson(input.query ?? null)}\n${canonicalJson(input.body ?? null)}`;
   return createHash("sha256").update(text).digest("hex");
 }
@@ -44,7 +47,12 @@ export type Claim = { kind: "claimed" } | { kind: "replay"; response: StoredResp
  * duplicate finds the row, waits for the stored response and replays it, so the operation runs
  * once. Same key with a different request: 400 `idempotency_key_mismatch`.
  */
-export async function claimIdempotencyKey(orgId: string, apiKeyId: string | null, key: string, fingerprint: string): Promise<Claim> {
+export async function claimIdempotencyKey(
+  orgId: string,
+  apiKeyId: string | null,
+  key: string,
+  fingerprint: string,
+): Promise<Claim> {
   const db = await getDb();
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
@@ -74,12 +82,22 @@ export async function claimIdempotencyKey(orgId: string, apiKeyId: string | null
       const taken = await db
         .update(idempotencyKeys)
         .set({ createdAt: sql`now()` })
-        .where(and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.createdAt, row.createdAt)))
+        .where(
+          and(
+            eq(idempotencyKeys.orgId, orgId),
+            eq(idempotencyKeys.key, key),
+            eq(idempotencyKeys.createdAt, row.createdAt),
+          ),
+        )
         .returning({ key: idempotencyKeys.key });
       if (taken.length > 0) return { kind: "claimed" };
     }
     if (Date.now() > deadline) {
-      throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress; retry later.", "Idempotency-Key").withHeaders({
+      throw new ApiError(
+        "idempotency_key_in_use",
+        "A request with this Idempotency-Key is still in progress; retry later.",
+        "Idempotency-Key",
+      ).withHeaders({
         "Retry-After": "1",
       });
     }
@@ -105,6 +123,9 @@ export async function completeIdempotencyKey(orgId: string, key: string, respons
 export async function purgeExpiredIdempotencyKeys(now: Date = new Date()): Promise<number> {
   const db = await getDb();
   const cutoff = new Date(now.getTime() - env.IDEMPOTENCY_TTL_HOURS * 3_600_000);
-  const deleted = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).returning({ key: idempotencyKeys.key });
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, cutoff))
+    .returning({ key: idempotencyKeys.key });
   return deleted.length;
 }

@@ -62,12 +62,14 @@ export function authorize(op: AnyOperation, actor: Actor): void {
   const access = op.contract.access;
   if (access === "public") return;
   if (access === "session") {
-    if (actor.type !== "user") throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
+    if (actor.type !== "user")
+      throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
     return;
   }
   const principal = principalOf(actor);
   if (!principal) {
-    if (actor.type === "user") throw new ApiError("not_permitted", "Choose an organization first; this operation acts in one.");
+    if (actor.type === "user")
+      throw new ApiError("not_permitted", "Choose an organization first; this operation acts in one.");
     throw new ApiError("missing_api_key", "No API key: send it as `Authorization: Bearer <key>`.");
   }
   if (access === "key" || principal.scopes.has(access)) return;
@@ -117,15 +119,20 @@ function refuseNul(input: InvokeInput): void {
   }
 }
 
-const isEmptyObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
+const isEmptyObject = (v: unknown) =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
 
 function idempotencyKeyOf(op: AnyOperation, input: InvokeInput, given: string | null | undefined): string | null {
   const field = op.contract.idempotencyKeyField;
-  const fromBody = field && input.body && typeof input.body === "object" ? (input.body as Record<string, unknown>)[field] : undefined;
+  const fromBody =
+    field && input.body && typeof input.body === "object" ? (input.body as Record<string, unknown>)[field] : undefined;
   const key = given ?? (typeof fromBody === "string" ? fromBody : null);
   if (key === null) return null;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
-    throw invalidRequest(`Idempotency-Key must be 1..${IDEMPOTENCY_KEY_MAX} printable ASCII characters.`, "Idempotency-Key");
+    throw invalidRequest(
+      `Idempotency-Key must be 1..${IDEMPOTENCY_KEY_MAX} printable ASCII characters.`,
+      "Idempotency-Key",
+    );
   }
   return key;
 }
@@ -147,7 +154,8 @@ function parseInput(op: AnyOperation, input: InvokeInput) {
   }
   let body: unknown;
   if (c.body) body = parseOrThrow(c.body, input.body ?? {});
-  else if (input.body !== undefined && input.body !== null && !isEmptyObject(input.body)) throw invalidRequest("This operation takes no request body.");
+  else if (input.body !== undefined && input.body !== null && !isEmptyObject(input.body))
+    throw invalidRequest("This operation takes no request body.");
   return { params, query, body };
 }
 
@@ -170,7 +178,11 @@ function withoutSecrets(fields: readonly string[] | undefined, data: unknown): u
  */
 function secretReplayRefused(stored: unknown): ApiError {
   const made = Object.entries(stored !== null && typeof stored === "object" ? stored : {})
-    .map(([name, v]) => (v !== null && typeof v === "object" && typeof (v as { id?: unknown }).id === "string" ? `${name} ${(v as { id: string }).id}` : null))
+    .map(([name, v]) =>
+      v !== null && typeof v === "object" && typeof (v as { id?: unknown }).id === "string"
+        ? `${name} ${(v as { id: string }).id}`
+        : null,
+    )
     .filter((x) => x !== null);
   const what = made.length > 0 ? ` (it made ${made.join(", ")})` : "";
   const err = new ApiError(
@@ -182,7 +194,12 @@ function secretReplayRefused(stored: unknown): ApiError {
   return err;
 }
 
-export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op: O, actor: Actor, input: InvokeInput = {}, options: InvokeOptions = {}): Promise<InvokeResult<T>> {
+export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(
+  op: O,
+  actor: Actor,
+  input: InvokeInput = {},
+  options: InvokeOptions = {},
+): Promise<InvokeResult<T>> {
   const requestId = options.requestId ?? newRequestId();
   const contract = op.contract;
   authorize(op, actor);
@@ -193,7 +210,10 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
   // Services write audit rows with the principal's actor: an MCP client or an agent acting with a
   // key is recorded as itself (`mcp:<keyId>`, `agent:agt_…`), not as the bare key.
   const keyPrincipal = principalOf(actor);
-  const principal: Principal | null = keyPrincipal && (actor.type === "mcp" || actor.type === "agent") ? { ...keyPrincipal, actor: who.actor } : keyPrincipal;
+  const principal: Principal | null =
+    keyPrincipal && (actor.type === "mcp" || actor.type === "agent")
+      ? { ...keyPrincipal, actor: who.actor }
+      : keyPrincipal;
   const ip = options.ip ?? principal?.ip ?? (actor.type === "user" || actor.type === "anonymous" ? actor.ip : null);
 
   const key = contract.idempotent && principal ? idempotencyKeyOf(op, input, options.idempotencyKey) : null;
@@ -243,7 +263,9 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
     const { status, body: stored } = claim.response;
     if (status < 400 && contract.secretFields?.length) throw secretReplayRefused(stored);
     if (status >= 400) {
-      const err = apiErrorFromBody(stored) ?? new ApiError("internal_error", "The stored outcome of this Idempotency-Key is not readable.");
+      const err =
+        apiErrorFromBody(stored) ??
+        new ApiError("internal_error", "The stored outcome of this Idempotency-Key is not readable.");
       err.replayed = true;
       throw err;
     }
@@ -257,6 +279,9 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(op:
     await completeIdempotencyKey(principal.orgId, key, { status, body: err instanceof ApiError ? err.toBody() : null });
     throw err;
   }
-  await completeIdempotencyKey(principal.orgId, key, { status: outcome.status, body: withoutSecrets(contract.secretFields, outcome.data) });
+  await completeIdempotencyKey(principal.orgId, key, {
+    status: outcome.status,
+    body: withoutSecrets(contract.secretFields, outcome.data),
+  });
   return { status: outcome.status, data: outcome.data as T, replayed: false };
 }

@@ -37,7 +37,11 @@ export function issueToError(issue: Issue | undefined, prefix: string | null = n
 }
 
 /** Parses `value` with `schema` or throws the first issue as a 400 (reportInput: the "missing" wording needs it). */
-export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix: string | null = null): z.output<T> {
+export function parseOrThrow<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  prefix: string | null = null,
+): z.output<T> {
   const parsed = schema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
     const err = issueToError(parsed.error.issues[0], prefix);
@@ -102,17 +106,22 @@ export function humanMessage(issue: Issue, fieldLabel: FieldLabel): string {
   const { one, many } = labels(fieldLabel);
   switch (issue.code) {
     case "invalid_type": {
-      if (issue.input === undefined || issue.input === null) return issue.expected === "array" ? `Pick at least one ${one}` : `Enter ${withArticle(one)}`;
-      if (issue.expected === "number" || issue.expected === "int" || issue.expected === "bigint") return `Enter a number for ${one}`;
+      if (issue.input === undefined || issue.input === null)
+        return issue.expected === "array" ? `Pick at least one ${one}` : `Enter ${withArticle(one)}`;
+      if (issue.expected === "number" || issue.expected === "int" || issue.expected === "bigint")
+        return `Enter a number for ${one}`;
       if (issue.expected === "boolean") return `Choose yes or no for ${one}`;
       if (issue.expected === "array") return `Pick one or more ${many}`;
       return `Enter ${withArticle(`valid ${one}`)}`;
     }
     case "too_small": {
       const min = issue.minimum;
-      if (issue.origin === "string") return Number(min) <= 1 ? `Enter ${withArticle(one)}` : `Use at least ${count(min, "character", "characters")}`;
-      if (issue.origin === "array" || issue.origin === "set") return Number(min) <= 1 ? `Pick at least one ${one}` : `Pick at least ${min} ${many}`;
-      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint") return issue.inclusive === false ? `Use a number above ${min}` : `Use ${min} or more`;
+      if (issue.origin === "string")
+        return Number(min) <= 1 ? `Enter ${withArticle(one)}` : `Use at least ${count(min, "character", "characters")}`;
+      if (issue.origin === "array" || issue.origin === "set")
+        return Number(min) <= 1 ? `Pick at least one ${one}` : `Pick at least ${min} ${many}`;
+      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+        return issue.inclusive === false ? `Use a number above ${min}` : `Use ${min} or more`;
       if (issue.origin === "date") return `Use a date on or after ${String(min)}`;
       return `Enter ${withArticle(one)}`;
     }
@@ -120,18 +129,27 @@ export function humanMessage(issue: Issue, fieldLabel: FieldLabel): string {
       const max = issue.maximum;
       if (issue.origin === "string") return `Use ${count(max, "character", "characters")} or fewer`;
       if (issue.origin === "array" || issue.origin === "set") return `Pick at most ${count(max, one, many)}`;
-      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint") return issue.inclusive === false ? `Use a number below ${max}` : `Use ${max} or less`;
+      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+        return issue.inclusive === false ? `Use a number below ${max}` : `Use ${max} or less`;
       if (issue.origin === "file") return "Choose a smaller file";
       return `Shorten the ${one}`;
     }
     case "invalid_format": {
       const noun = FORMAT_NOUNS[issue.format];
       if (noun) return `Enter ${noun}`;
-      if (issue.format === "starts_with" || issue.format === "ends_with" || issue.format === "includes" || issue.format === "regex") return `Check the format of the ${one}`;
+      if (
+        issue.format === "starts_with" ||
+        issue.format === "ends_with" ||
+        issue.format === "includes" ||
+        issue.format === "regex"
+      )
+        return `Check the format of the ${one}`;
       return `Enter ${withArticle(`valid ${one}`)}`;
     }
     case "invalid_value":
-      return issue.values.length === 1 ? `Use ${JSON.stringify(issue.values[0])} for the ${one}` : `Pick one of the allowed ${many}`;
+      return issue.values.length === 1
+        ? `Use ${JSON.stringify(issue.values[0])} for the ${one}`
+        : `Pick one of the allowed ${many}`;
     case "unrecognized_keys":
       return `Remove the unknown field ${issue.keys.map((k) => `“${k}”`).join(", ")}`;
     case "not_multiple_of":
@@ -169,8 +187,19 @@ const FIELD_WORDS: Record<string, FieldLabel> = {
 
 /** The words for a field key (`allowedIps[1]` → "IP address or range", `displayName` → "display name"). */
 export function fieldLabelOf(key: string): FieldLabel {
-  const name = key.replace(/\[\d+\]/g, "").split(".").pop() ?? key;
-  return FIELD_WORDS[name] ?? (name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/\bIds?\b/g, (m) => m.toLowerCase()).toLowerCase() || "value");
+  const name =
+    key
+      .replace(/\[\d+\]/g, "")
+      .split(".")
+      .pop() ?? key;
+  return (
+    FIELD_WORDS[name] ??
+    (name
+      .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .replace(/\bIds?\b/g, (m) => m.toLowerCase())
+      .toLowerCase() ||
+      "value")
+  );
 }
 
 /** zod's own wording (en locale), which forms replace; a message a schema wrote itself is kept. */
@@ -181,12 +210,19 @@ const ZOD_DEFAULT = /^(Invalid\b|Too (small|big)\b|Unrecognized key)/;
  * fewer", "Pick at least one scope"), keyed like `param`; `labels` names fields a form calls
  * something else (`{ name: "domain name" }`).
  */
-export function humanFieldErrors(issues: readonly Issue[], labels: Record<string, FieldLabel> = {}, prefix: string | null = null): Record<string, string> {
+export function humanFieldErrors(
+  issues: readonly Issue[],
+  labels: Record<string, FieldLabel> = {},
+  prefix: string | null = null,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of issues) {
     const key = issueParam(issue, prefix) ?? "_";
     const name = key.replace(/\[\d+\]/g, "");
-    out[key] ??= ZOD_DEFAULT.test(issue.message) || issue.code === "unrecognized_keys" ? humanMessage(issue, labels[name] ?? fieldLabelOf(key)) : issue.message;
+    out[key] ??=
+      ZOD_DEFAULT.test(issue.message) || issue.code === "unrecognized_keys"
+        ? humanMessage(issue, labels[name] ?? fieldLabelOf(key))
+        : issue.message;
   }
   return out;
 }

@@ -35,7 +35,11 @@ const errorSchema: JsonSchema = {
         type: { type: "string" },
         code: { type: "string", enum: Object.keys(ERROR_CODES) },
         message: { type: "string" },
-        param: { type: "string", description: "The parameter at fault (`body.field`, a query or path parameter, a header), or \"\" when none is." },
+        param: {
+          type: "string",
+          description:
+            'The parameter at fault (`body.field`, a query or path parameter, a header), or "" when none is.',
+        },
       },
     },
   },
@@ -66,8 +70,12 @@ const keyed = (c: Contract) => c.access !== "public" && c.access !== "session";
 export function declaredErrors(c: Contract): DeclaredError[] {
   const out: DeclaredError[] = [];
   const add = (code: ErrorCode, when: string) => out.push({ code, status: ERROR_CODES[code].status, when });
-  add("invalid_request", "a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it)");
-  if (c.idempotent && c.access !== "public") add("idempotency_key_mismatch", "the Idempotency-Key was used with another request");
+  add(
+    "invalid_request",
+    "a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it)",
+  );
+  if (c.idempotent && c.access !== "public")
+    add("idempotency_key_mismatch", "the Idempotency-Key was used with another request");
   if (c.access === "session") {
     add("session_required", "no console session");
     add("not_permitted", "the organization role does not allow this, or a cross-origin change");
@@ -82,7 +90,8 @@ export function declaredErrors(c: Contract): DeclaredError[] {
     add("not_permitted", "the key was sent from an address outside its allowlist");
   }
   if (c.params) add("resource_not_found", "no such resource in this organization");
-  if (c.idempotent && c.access !== "public") add("idempotency_key_in_use", "a request with the same Idempotency-Key is still running");
+  if (c.idempotent && c.access !== "public")
+    add("idempotency_key_in_use", "a request with the same Idempotency-Key is still running");
   if (hasBody(c)) add("payload_too_large", "the request body is too large");
   if (c.access !== "public" || c.acceptsKey) add("rate_limited", "too many requests (`Retry-After`)");
   add("internal_error", "an unexpected error; retry with backoff");
@@ -100,7 +109,9 @@ function errorResponses(c: Contract): Record<string, unknown> {
   for (const e of declaredErrors(c)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
   const out: Record<string, unknown> = {};
   for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[String(status)] = errorResponse(errors.map((e) => `\`${e.code}\`: ${e.when}`).join("; ") + ".", [...new Set(errors.map((e) => e.code))]);
+    out[String(status)] = errorResponse(errors.map((e) => `\`${e.code}\`: ${e.when}`).join("; ") + ".", [
+      ...new Set(errors.map((e) => e.code)),
+    ]);
   }
   return out;
 }
@@ -116,7 +127,14 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
       tags: [c.tag],
       "x-svc-status": c.status,
       "x-svc-scope": c.access === "public" || c.access === "session" ? null : c.access === "key" ? "any" : c.access,
-      security: c.access === "public" ? (c.acceptsKey ? [{}, { bearerAuth: [] }] : []) : c.access === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }],
+      security:
+        c.access === "public"
+          ? c.acceptsKey
+            ? [{}, { bearerAuth: [] }]
+            : []
+          : c.access === "session"
+            ? [{ sessionCookie: [] }]
+            : [{ bearerAuth: [] }],
       parameters: [
         ...parameters(c.params, "path"),
         ...parameters(c.query, "query"),
@@ -126,7 +144,8 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
                 name: "Idempotency-Key",
                 in: "header",
                 required: false,
-                description: "Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours).",
+                description:
+                  "Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours).",
                 schema: { type: "string", maxLength: 128 },
               },
             ]
@@ -137,7 +156,10 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
             requestBody: {
               required: true,
               content: {
-                "application/json": { schema: schemaOf(c.body, "input"), ...(c.example !== undefined ? { example: c.example } : {}) },
+                "application/json": {
+                  schema: schemaOf(c.body, "input"),
+                  ...(c.example !== undefined ? { example: c.example } : {}),
+                },
               },
             },
           }
@@ -169,7 +191,12 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "An API key: `svc_live_…` or `svc_test_…`." },
-        sessionCookie: { type: "apiKey", in: "cookie", name: "authjs.session-token", description: "A console session (Auth.js); `__Secure-authjs.session-token` over https." },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "authjs.session-token",
+          description: "A console session (Auth.js); `__Secure-authjs.session-token` over https.",
+        },
       },
       schemas: { Error: errorSchema },
     },

@@ -13,7 +13,11 @@ import type { BinaryBody, Contract, ContractSpec } from "./contract";
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** What a handler sees as its caller: null for public operations, the console user for session ones. */
-export type PrincipalFor<C extends ContractSpec> = C["access"] extends "public" ? Principal | null : C["access"] extends "session" ? SessionCaller : Principal;
+export type PrincipalFor<C extends ContractSpec> = C["access"] extends "public"
+  ? Principal | null
+  : C["access"] extends "session"
+    ? SessionCaller
+    : Principal;
 
 export interface HandlerContext<C extends ContractSpec> {
   /** The database, handed to services. */
@@ -75,22 +79,29 @@ export interface AnyOperation {
 }
 
 /** What an operation answers with (its response schema's output, or bytes). */
-export type OperationOutput<O> = O extends Operation<infer C> ? (C["binary"] extends true ? BinaryBody : z.output<C["response"]>) : never;
+export type OperationOutput<O> =
+  O extends Operation<infer C> ? (C["binary"] extends true ? BinaryBody : z.output<C["response"]>) : never;
 
 /** The input an operation takes, before parsing. */
 export type OperationInput<O> =
-  O extends Operation<infer C>
-    ? { params?: In<C["params"]>; query?: In<C["query"]>; body?: In<C["body"]> }
-    : never;
+  O extends Operation<infer C> ? { params?: In<C["params"]>; query?: In<C["query"]>; body?: In<C["body"]> } : never;
 
 type In<T> = T extends z.ZodType ? z.input<T> : undefined;
 
-export function defineOperation<C extends ContractSpec>(contract: Contract<C>, handler: Handler<C>, options: OperationOptions = {}): Operation<C> {
+export function defineOperation<C extends ContractSpec>(
+  contract: Contract<C>,
+  handler: Handler<C>,
+  options: OperationOptions = {},
+): Operation<C> {
   return {
     id: contract.id,
     contract,
     handler,
     audit: options.audit ?? "required",
-    surfaces: { http: options.surfaces?.http ?? true, mcp: options.surfaces?.mcp ?? true, cli: options.surfaces?.cli ?? true },
+    surfaces: {
+      http: options.surfaces?.http ?? true,
+      mcp: options.surfaces?.mcp ?? true,
+      cli: options.surfaces?.cli ?? true,
+    },
   };
 }

@@ -43,7 +43,8 @@ export const createDomain = defineContract({
   access: "domains:write",
   tag,
   summary: "Add a domain",
-  description: "Adds a domain in `pending` and returns the DNS records to publish: MX, SPF, DKIM (a key generated for the domain) and DMARC.",
+  description:
+    "Adds a domain in `pending` and returns the DNS records to publish: MX, SPF, DKIM (a key generated for the domain) and DMARC.",
   body: z.strictObject({ name: z.string().min(1).max(253) }),
   example: { name: "agents.example.com" },
   errors: ["invalid_domain", "conflict"],
@@ -68,7 +69,8 @@ export const verifyDomain = defineContract({
   access: "domains:write",
   tag,
   summary: "Recheck a domain's DNS records",
-  description: "Looks the records up in DNS. When all four are published, `pending` → `verified` and `domain.verified` is emitted.",
+  description:
+    "Looks the records up in DNS. When all four are published, `pending` → `verified` and `domain.verified` is emitted.",
   params,
   response: one,
 });
@@ -80,7 +82,8 @@ export const updateDomain = defineContract({
   access: "domains:write",
   tag,
   summary: "Update a domain",
-  description: "`rotateDkimKey: true` generates a new DKIM key and selector to publish. The shared domain is read-only (403 `not_permitted`).",
+  description:
+    "`rotateDkimKey: true` generates a new DKIM key and selector to publish. The shared domain is read-only (403 `not_permitted`).",
   params,
   body: z.strictObject({ rotateDkimKey: z.boolean().optional() }),
   example: { rotateDkimKey: true },

@@ -25,7 +25,6 @@ export function dkimRecordValue(publicKeyPem: string): string {
   return `v=DKIM1; k=rsa; p=${der.toString("base64")}`;
 }
 
-
 /** The deployment's key for the shared domain, generated once and kept in system settings. */
 export function sharedDomainKey(db: DbOrTx): Promise<DkimKey> {
   return settingOnce(db, "shared_domain_dkim", () => generateDkimKey());

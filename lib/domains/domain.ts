@@ -38,7 +38,11 @@ export function normalizeDomainName(raw: string): string {
   const name = raw.trim().toLowerCase().replace(/\.$/, "");
   if (!HOSTNAME.test(name)) throw new ApiError("invalid_domain", `"${raw}" is not a valid domain name.`, "name");
   if (name === env.SHARED_DOMAIN || name.endsWith(`.${env.SHARED_DOMAIN}`)) {
-    throw new ApiError("invalid_domain", `${env.SHARED_DOMAIN} is the shared domain; every organization already has it.`, "name");
+    throw new ApiError(
+      "invalid_domain",
+      `${env.SHARED_DOMAIN} is the shared domain; every organization already has it.`,
+      "name",
+    );
   }
   return name;
 }
@@ -48,7 +52,10 @@ export const spfValue = () => `v=spf1 a:${mailHost()} ~all`;
 export const dmarcValue = () => "v=DMARC1; p=none";
 
 /** The records to publish for a domain (what `verify` checks). */
-export function expectedRecords(name: string, key: Pick<DkimKey, "selector" | "publicKey">): Omit<DnsRecord, "status">[] {
+export function expectedRecords(
+  name: string,
+  key: Pick<DkimKey, "selector" | "publicKey">,
+): Omit<DnsRecord, "status">[] {
   return [
     { type: "MX", name, value: `10 ${mailHost()}`, purpose: "mx" },
     { type: "TXT", name, value: spfValue(), purpose: "spf" },
@@ -59,7 +66,8 @@ export function expectedRecords(name: string, key: Pick<DkimKey, "selector" | "p
 
 export async function keyOf(db: DbOrTx, row: Row): Promise<DkimKey> {
   if (row.isShared) return sharedDomainKey(db);
-  if (!row.dkimSelector || !row.dkimPrivateKey || !row.dkimPublicKey) throw new Error(`domain ${row.id} has no DKIM key`);
+  if (!row.dkimSelector || !row.dkimPrivateKey || !row.dkimPublicKey)
+    throw new Error(`domain ${row.id} has no DKIM key`);
   return { selector: row.dkimSelector, privateKey: row.dkimPrivateKey, publicKey: row.dkimPublicKey };
 }
 
@@ -72,7 +80,10 @@ export async function toDomain(db: DbOrTx, row: Row): Promise<Domain> {
     name: row.name,
     status: row.status,
     isShared: row.isShared,
-    records: expectedRecords(row.name, key).map((r) => ({ ...r, status: row.isShared ? "verified" : (row.recordStatus?.[r.purpose] ?? fallback) })),
+    records: expectedRecords(row.name, key).map((r) => ({
+      ...r,
+      status: row.isShared ? "verified" : (row.recordStatus?.[r.purpose] ?? fallback),
+    })),
     createdAt: row.createdAt.toISOString(),
     verifiedAt: row.verifiedAt?.toISOString() ?? null,
   };

@@ -8,7 +8,12 @@ import { generateDkimKey } from "./dkim";
 import { type Domain, findDomain, refuseShared, toDomain } from "./domain";
 
 /** Rotates the DKIM key (new selector to publish). The shared domain is read-only. */
-export async function updateDomain(db: DbOrTx, principal: Principal, domainId: string, input: { rotateDkimKey?: boolean }): Promise<{ domain: Domain }> {
+export async function updateDomain(
+  db: DbOrTx,
+  principal: Principal,
+  domainId: string,
+  input: { rotateDkimKey?: boolean },
+): Promise<{ domain: Domain }> {
   const row = await findDomain(db, principal, domainId);
   refuseShared(row);
   if (!input.rotateDkimKey) {
@@ -19,11 +24,22 @@ export async function updateDomain(db: DbOrTx, principal: Principal, domainId: s
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(domains)
-      .set({ dkimSelector: key.selector, dkimPrivateKey: key.privateKey, dkimPublicKey: key.publicKey, recordStatus: { ...row.recordStatus, dkim: "pending" } })
+      .set({
+        dkimSelector: key.selector,
+        dkimPrivateKey: key.privateKey,
+        dkimPublicKey: key.publicKey,
+        recordStatus: { ...row.recordStatus, dkim: "pending" },
+      })
       .where(eq(domains.id, row.id))
       .returning();
     if (!updated) throw notFound("domain", "domainId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "domain.dkim_rotated", resourceType: "domain", resourceId: row.id, metadata: { selector: key.selector } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "domain.dkim_rotated",
+      resourceType: "domain",
+      resourceId: row.id,
+      metadata: { selector: key.selector },
+    });
     return { domain: await toDomain(tx, updated) };
   });
 }

@@ -33,7 +33,9 @@ export async function verifyDomain(db: DbOrTx, principal: Principal, domainId: s
     dkim: dkimTxt.some((t) => t.replace(/\s+/g, "").includes(`p=${dkimP}`)),
     dmarc: dmarcTxt.some((t) => t.startsWith("v=DMARC1")),
   };
-  const recordStatus = Object.fromEntries(Object.entries(found).map(([k, ok]) => [k, ok ? "verified" : "failed"])) as Record<Purpose, RecordStatus>;
+  const recordStatus = Object.fromEntries(
+    Object.entries(found).map(([k, ok]) => [k, ok ? "verified" : "failed"]),
+  ) as Record<Purpose, RecordStatus>;
   const allFound = Object.values(found).every(Boolean);
   return db.transaction(async (tx) => {
     const becameVerified = allFound && row.status !== "verified";
@@ -47,7 +49,13 @@ export async function verifyDomain(db: DbOrTx, principal: Principal, domainId: s
       .where(eq(domains.id, row.id))
       .returning();
     if (!updated) throw notFound("domain", "domainId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "domain.verification_checked", resourceType: "domain", resourceId: row.id, metadata: { found } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "domain.verification_checked",
+      resourceType: "domain",
+      resourceId: row.id,
+      metadata: { found },
+    });
     if (becameVerified) {
       await appendEvent(tx, {
         orgId: principal.orgId,

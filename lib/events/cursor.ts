@@ -31,7 +31,11 @@ export async function encodeEventCursor(db: DbOrTx, orgId: string, position: num
 
 /** The position a cursor of this organization stands for; 400 naming `param` for anything else. */
 export async function decodeEventCursor(db: DbOrTx, orgId: string, cursor: string, param: string): Promise<number> {
-  const invalid = () => invalidRequest("The cursor is not valid; pass a nextCursor value from a previous page of this organization's stream.", param);
+  const invalid = () =>
+    invalidRequest(
+      "The cursor is not valid; pass a nextCursor value from a previous page of this organization's stream.",
+      param,
+    );
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   const raw = Buffer.from(cursor, "base64url");
   if (raw.length !== LENGTH || raw[0] !== VERSION) throw invalid();

@@ -60,7 +60,10 @@ export async function appendEvents(tx: DbOrTx, inputs: readonly AppendInput[]): 
     const [partition] = await tx
       .insert(ledgerPartitions)
       .values({ orgId: group.orgId, partitionKey: group.partitionKey, lastSeq: n })
-      .onConflictDoUpdate({ target: [ledgerPartitions.orgId, ledgerPartitions.partitionKey], set: { lastSeq: sql`${ledgerPartitions.lastSeq} + ${n}` } })
+      .onConflictDoUpdate({
+        target: [ledgerPartitions.orgId, ledgerPartitions.partitionKey],
+        set: { lastSeq: sql`${ledgerPartitions.lastSeq} + ${n}` },
+      })
       .returning({ seq: ledgerPartitions.lastSeq });
     if (!partition) throw new Error("ledger partition upsert returned nothing");
     group.indexes.forEach((index, i) => (seqs[index] = partition.seq - n + 1 + i));
@@ -86,7 +89,8 @@ export async function appendEvents(tx: DbOrTx, inputs: readonly AppendInput[]): 
   const events = rows.map((r) => byId.get(r.eventId)).filter((e): e is LedgerEvent => e !== undefined);
   if (events.length !== inputs.length) throw new Error("ledger insert returned fewer rows than it was given");
   // Delivered on commit to every listening process (long-polling readers wake on it).
-  for (const orgId of new Set(inputs.map((i) => i.orgId))) await tx.execute(sql`select pg_notify('svc_ledger', ${orgId})`);
+  for (const orgId of new Set(inputs.map((i) => i.orgId)))
+    await tx.execute(sql`select pg_notify('svc_ledger', ${orgId})`);
   // Webhook deliveries are queued in the same transaction.
   await enqueueDeliveries(tx, events);
   return events;

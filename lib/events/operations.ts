@@ -11,6 +11,13 @@ export const replayEvents = defineOperation(c.replayEvents, ({ db, principal, bo
 /** The agent's "wait for mail" (MCP tool `wait_for_message`); HTTP callers long-poll `GET /v1/events` instead. */
 export const waitForMessage = defineOperation(
   c.waitForMessage,
-  ({ db, principal, query, signal }) => waitForNextEvent(db, principal, { type: "message.received", inboxId: query.inboxId, since: query.since, timeoutSeconds: query.timeoutSeconds, signal }),
+  ({ db, principal, query, signal }) =>
+    waitForNextEvent(db, principal, {
+      type: "message.received",
+      inboxId: query.inboxId,
+      since: query.since,
+      timeoutSeconds: query.timeoutSeconds,
+      signal,
+    }),
   { surfaces: { http: false, mcp: true, cli: false } },
 );

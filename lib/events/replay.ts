@@ -18,7 +18,12 @@ export interface ReplayInput {
   maxEvents: number;
 }
 
-const ref = (e: typeof ledgerEvents.$inferSelect) => ({ eventId: e.eventId, seq: e.seq, partitionKey: e.partitionKey, createdAt: e.createdAt.toISOString() });
+const ref = (e: typeof ledgerEvents.$inferSelect) => ({
+  eventId: e.eventId,
+  seq: e.seq,
+  partitionKey: e.partitionKey,
+  createdAt: e.createdAt.toISOString(),
+});
 
 /**
  * Re-sends a slice of the ledger to the organization's active webhooks, each event re-matched on
@@ -27,8 +32,10 @@ const ref = (e: typeof ledgerEvents.$inferSelect) => ({ eventId: e.eventId, seq:
  */
 export async function replayEvents(db: Db, principal: Principal, input: ReplayInput) {
   const bounds = [input.since, input.sinceSeq, input.sinceTimestamp].filter((b) => b !== undefined);
-  if (bounds.length !== 1) throw invalidRequest("Give exactly one lower bound: since, sinceSeq (with inboxId) or sinceTimestamp.", "since");
-  if (input.sinceSeq !== undefined && !input.inboxId) throw invalidRequest("sinceSeq needs inboxId (it counts within the inbox's partition).", "inboxId");
+  if (bounds.length !== 1)
+    throw invalidRequest("Give exactly one lower bound: since, sinceSeq (with inboxId) or sinceTimestamp.", "since");
+  if (input.sinceSeq !== undefined && !input.inboxId)
+    throw invalidRequest("sinceSeq needs inboxId (it counts within the inbox's partition).", "inboxId");
 
   let targets = await db
     .select()
@@ -40,8 +47,10 @@ export async function replayEvents(db: Db, principal: Principal, input: ReplayIn
   }
 
   const where: SQL[] = [eq(ledgerEvents.orgId, principal.orgId)];
-  if (input.since) where.push(gt(ledgerEvents.position, await decodeEventCursor(db, principal.orgId, input.since, "since")));
-  if (input.sinceSeq !== undefined) where.push(gte(ledgerEvents.seq, input.sinceSeq), eq(ledgerEvents.partitionKey, `inbox:${input.inboxId}`));
+  if (input.since)
+    where.push(gt(ledgerEvents.position, await decodeEventCursor(db, principal.orgId, input.since, "since")));
+  if (input.sinceSeq !== undefined)
+    where.push(gte(ledgerEvents.seq, input.sinceSeq), eq(ledgerEvents.partitionKey, `inbox:${input.inboxId}`));
   if (input.sinceTimestamp) where.push(gte(ledgerEvents.createdAt, new Date(input.sinceTimestamp)));
   if (input.until) where.push(lte(ledgerEvents.createdAt, new Date(input.until)));
   if (input.inboxId) where.push(eq(ledgerEvents.inboxId, input.inboxId));
@@ -52,7 +61,11 @@ export async function replayEvents(db: Db, principal: Principal, input: ReplayIn
     .where(and(...where))
     .orderBy(asc(ledgerEvents.partitionKey), asc(ledgerEvents.seq))
     .limit(input.maxEvents + 1);
-  if (rows.length > input.maxEvents) throw invalidRequest(`The slice holds more than maxEvents (${input.maxEvents}) events; narrow it or raise maxEvents (up to 5000).`, "maxEvents");
+  if (rows.length > input.maxEvents)
+    throw invalidRequest(
+      `The slice holds more than maxEvents (${input.maxEvents}) events; narrow it or raise maxEvents (up to 5000).`,
+      "maxEvents",
+    );
 
   let replayed = 0;
   let skipped = 0;

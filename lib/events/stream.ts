@@ -46,7 +46,9 @@ export function toStreamEntry(e: LedgerEvent) {
 }
 
 /** Per partition, the sequence numbers missing between the page's events of that partition. */
-export function findGaps(events: Pick<LedgerEvent, "partitionKey" | "seq">[]): { partitionKey: string; missingSeq: number[] }[] {
+export function findGaps(
+  events: Pick<LedgerEvent, "partitionKey" | "seq">[],
+): { partitionKey: string; missingSeq: number[] }[] {
   const byPartition = new Map<string, number[]>();
   for (const e of events) byPartition.set(e.partitionKey, [...(byPartition.get(e.partitionKey) ?? []), e.seq]);
   const gaps: { partitionKey: string; missingSeq: number[] }[] = [];
@@ -70,7 +72,8 @@ function filters(principal: Principal, input: ReadEventsInput): SQL[] {
 }
 
 export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEventsInput) {
-  if (input.since && input.cursor && input.since !== input.cursor) throw invalidRequest("Give `since` or its alias `cursor`, not both.", "cursor");
+  if (input.since && input.cursor && input.since !== input.cursor)
+    throw invalidRequest("Give `since` or its alias `cursor`, not both.", "cursor");
   const cursorParam = input.since ? "since" : "cursor";
   const from = input.since ?? input.cursor;
   const position = from ? await decodeEventCursor(db, principal.orgId, from, cursorParam) : null;
@@ -83,13 +86,22 @@ export async function readEvents(db: DbOrTx, principal: Principal, input: ReadEv
       .where(and(...where))
       .orderBy(desc(ledgerEvents.position))
       .limit(1);
-    return { object: "list" as const, data: [], pagination: { nextCursor: head ? await encodeEventCursor(db, principal.orgId, head.position) : null, hasMore: false }, gaps: [] };
+    return {
+      object: "list" as const,
+      data: [],
+      pagination: {
+        nextCursor: head ? await encodeEventCursor(db, principal.orgId, head.position) : null,
+        hasMore: false,
+      },
+      gaps: [],
+    };
   }
 
   const newest = input.order === "newest";
   const page = async () => {
     const conditions = [...where];
-    if (position !== null) conditions.push(newest ? lt(ledgerEvents.position, position) : gt(ledgerEvents.position, position));
+    if (position !== null)
+      conditions.push(newest ? lt(ledgerEvents.position, position) : gt(ledgerEvents.position, position));
     return db
       .select()
       .from(ledgerEvents)
@@ -131,7 +143,10 @@ export async function waitForNextEvent(
   input: { type: string; inboxId?: string; since?: string; timeoutSeconds: number; signal?: AbortSignal },
 ) {
   const base = { limit: 1, type: input.type, inboxId: input.inboxId, order: "oldest" as const, tail: false };
-  const cursor = input.since ?? (await readEvents(db, principal, { ...base, wait: 0, tail: true })).pagination.nextCursor ?? undefined;
+  const cursor =
+    input.since ??
+    (await readEvents(db, principal, { ...base, wait: 0, tail: true })).pagination.nextCursor ??
+    undefined;
   const deadline = Date.now() + input.timeoutSeconds * 1000;
   for (;;) {
     const left = Math.ceil((deadline - Date.now()) / 1000);

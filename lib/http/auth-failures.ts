@@ -16,7 +16,10 @@ const refusedUntil = new Map<string, number>();
 const MAX_REMEMBERED = 100_000;
 
 function refusal(seconds: number): ApiError {
-  return new ApiError("rate_limited", `Too many requests with invalid API keys from this address; retry after ${seconds} seconds.`).withHeaders({
+  return new ApiError(
+    "rate_limited",
+    `Too many requests with invalid API keys from this address; retry after ${seconds} seconds.`,
+  ).withHeaders({
     "Retry-After": String(seconds),
   });
 }
@@ -37,7 +40,10 @@ export function refuseIfFailing(ip: string | null, now: number = Date.now()): vo
 export async function recordAuthFailure(ip: string | null, now: number = Date.now()): Promise<ApiError | null> {
   const subject = clientSubject(ip);
   if (!subject) return null;
-  const verdict = await hit(await getDb(), `api-auth-failure:${subject}`, { limit: env.API_AUTH_FAILURES_PER_MINUTE, windowSeconds: 60 });
+  const verdict = await hit(await getDb(), `api-auth-failure:${subject}`, {
+    limit: env.API_AUTH_FAILURES_PER_MINUTE,
+    windowSeconds: 60,
+  });
   if (verdict.allowed) return null;
   if (refusedUntil.size >= MAX_REMEMBERED) {
     for (const [k, until] of refusedUntil) if (until <= now) refusedUntil.delete(k);

@@ -25,13 +25,15 @@ export async function actorFor(
   const access = op.contract.access;
   if (access === "public") {
     // Public operations that read an optional key (MCP discovery) authenticate it when sent.
-    if (op.contract.acceptsKey && request.headers.get("authorization") !== null) return keyCaller(request, ip, requestId);
+    if (op.contract.acceptsKey && request.headers.get("authorization") !== null)
+      return keyCaller(request, ip, requestId);
     return { actor: { type: "anonymous", ip }, headers: {} };
   }
   if (access !== "session") return keyCaller(request, ip, requestId);
 
   const user = await sessionUserFromCookies(await getDb(), request.headers.get("cookie"));
-  if (!user) throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
+  if (!user)
+    throw new ApiError("session_required", "Sign in to the console; this operation takes a session, not an API key.");
   if (request.method !== "GET") refuseCrossOrigin(request, url);
   const actor: Actor = { type: "user", userId: user.userId, email: user.email, org: null, principal: null, ip };
   return { actor, headers: await limited(`user:${user.userId}`, "session") };
@@ -69,7 +71,9 @@ async function limited(limitKey: string, who: string): Promise<Record<string, st
   const limit = await consume(await getDb(), limitKey);
   const headers = rateLimitHeaders(limit);
   if (!limit.allowed) {
-    throw new ApiError("rate_limited", `Too many requests for this ${who}; retry after the window resets.`).withHeaders({ ...headers, "Retry-After": String(limit.resetSeconds) });
+    throw new ApiError("rate_limited", `Too many requests for this ${who}; retry after the window resets.`).withHeaders(
+      { ...headers, "Retry-After": String(limit.resetSeconds) },
+    );
   }
   return headers;
 }
@@ -82,6 +86,9 @@ function refuseCrossOrigin(request: Request, url: URL): void {
   const origin = request.headers.get("origin");
   const host = request.headers.get("host") ?? url.host;
   if (!origin || !URL.canParse(origin) || new URL(origin).host !== host) {
-    throw new ApiError("not_permitted", "Cross-origin requests cannot change organizations; send the request from the console's origin.");
+    throw new ApiError(
+      "not_permitted",
+      "Cross-origin requests cannot change organizations; send the request from the console's origin.",
+    );
   }
 }

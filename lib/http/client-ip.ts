@@ -23,9 +23,18 @@ export function serverToken(): string {
  * outermost trusted proxy saw (counted from the right of X-Forwarded-For, which clients can forge
  * on the left).
  */
-export function resolveClientIp(socketIp: string | undefined, forwardedFor: string | undefined, trustedHops: number): string | null {
+export function resolveClientIp(
+  socketIp: string | undefined,
+  forwardedFor: string | undefined,
+  trustedHops: number,
+): string | null {
   const chain = [
-    ...(trustedHops > 0 && forwardedFor ? forwardedFor.split(",").map((s) => s.trim()).filter(Boolean) : []),
+    ...(trustedHops > 0 && forwardedFor
+      ? forwardedFor
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : []),
     ...(socketIp ? [socketIp] : []),
   ];
   if (chain.length === 0) return null;

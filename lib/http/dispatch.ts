@@ -75,7 +75,9 @@ async function serve(routes: RouteTable, request: Request, requestId: string): P
   const op: AnyOperation | undefined = found.entry.byMethod.get(method);
   if (!op) {
     const allow = found.entry.allow;
-    throw new ApiError("method_not_allowed", `${method} is not allowed here; use ${allow}.`).withHeaders({ Allow: allow });
+    throw new ApiError("method_not_allowed", `${method} is not allowed here; use ${allow}.`).withHeaders({
+      Allow: allow,
+    });
   }
   refuseKeyInQuery(url);
   const ip = readClientIp(request.headers);
@@ -84,8 +86,16 @@ async function serve(routes: RouteTable, request: Request, requestId: string): P
   const hasBody = method !== "GET" && method !== "DELETE";
   const body = hasBody ? parseJson(await readBody(request, op.contract.maxBodyBytes ?? env.MAX_BODY_BYTES)) : undefined;
   try {
-    const result = await invoke(op, actor, { params: found.params, query: queryObject(url), body }, { requestId, ip, idempotencyKey: request.headers.get("idempotency-key"), signal: request.signal });
-    return respond(result.status, result.data, { ...headers, ...(result.replayed ? { "Idempotent-Replayed": "true" } : {}) });
+    const result = await invoke(
+      op,
+      actor,
+      { params: found.params, query: queryObject(url), body },
+      { requestId, ip, idempotencyKey: request.headers.get("idempotency-key"), signal: request.signal },
+    );
+    return respond(result.status, result.data, {
+      ...headers,
+      ...(result.replayed ? { "Idempotent-Replayed": "true" } : {}),
+    });
   } catch (err) {
     if (err instanceof ApiError) err.withHeaders({ ...headers, ...err.headers });
     throw err;
@@ -106,8 +116,15 @@ export function createDispatcher(operations: readonly AnyOperation[]): Dispatch 
     } catch (err) {
       if (err instanceof ApiError) response = errorResponse(err);
       else {
-        log.error("unhandled error", { requestId, method: request.method, path: URL.canParse(request.url) ? new URL(request.url).pathname : null, ...errorFields(err) });
-        response = errorResponse(new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`));
+        log.error("unhandled error", {
+          requestId,
+          method: request.method,
+          path: URL.canParse(request.url) ? new URL(request.url).pathname : null,
+          ...errorFields(err),
+        });
+        response = errorResponse(
+          new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`),
+        );
       }
     }
     response.headers.set(REQUEST_ID_HEADER, requestId);

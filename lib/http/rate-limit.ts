@@ -36,11 +36,21 @@ const leases = new Map<string, Lease>();
 
 function verdict(lease: Lease, limit: number, allowed: boolean, now: number): RateLimitResult {
   const counted = lease.hits - lease.left;
-  return { allowed, limit, hits: counted, remaining: Math.max(0, limit - counted), resetSeconds: Math.max(1, Math.ceil((lease.until - now) / 1000)) };
+  return {
+    allowed,
+    limit,
+    hits: counted,
+    remaining: Math.max(0, limit - counted),
+    resetSeconds: Math.max(1, Math.ceil((lease.until - now) / 1000)),
+  };
 }
 
 /** Counts one request against `key`'s window. */
-export async function consume(db: DbOrTx, key: string, limit: number = env.RATE_LIMIT_PER_MINUTE): Promise<RateLimitResult> {
+export async function consume(
+  db: DbOrTx,
+  key: string,
+  limit: number = env.RATE_LIMIT_PER_MINUTE,
+): Promise<RateLimitResult> {
   for (;;) {
     const now = Date.now();
     let lease = leases.get(key);

@@ -8,7 +8,10 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
 export function respond(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   if (body instanceof BinaryBody) {
     // User content: downloaded, never sniffed, sandboxed (the same headers as signed links).
-    return new Response(Buffer.from(body.bytes), { status, headers: { ...userContentHeaders(body.contentType, body.filename, false).headers, ...headers } });
+    return new Response(Buffer.from(body.bytes), {
+      status,
+      headers: { ...userContentHeaders(body.contentType, body.filename, false).headers, ...headers },
+    });
   }
   return new Response(status === 204 ? null : JSON.stringify(body), {
     status,
@@ -18,5 +21,9 @@ export function respond(status: number, body: unknown, headers: Record<string, s
 
 /** The error envelope with the error's own headers (Retry-After, Allow, …). */
 export function errorResponse(err: ApiError, headers: Record<string, string> = {}): Response {
-  return respond(err.status, err.toBody(), { ...headers, ...err.headers, ...(err.replayed ? { "Idempotent-Replayed": "true" } : {}) });
+  return respond(err.status, err.toBody(), {
+    ...headers,
+    ...err.headers,
+    ...(err.replayed ? { "Idempotent-Replayed": "true" } : {}),
+  });
 }

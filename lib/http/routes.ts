@@ -35,11 +35,16 @@ export function compileRoutes(operations: readonly AnyOperation[]): RouteTable {
   const byTemplate = new Map<string, Map<Method, AnyOperation>>();
   for (const op of operations) {
     const methods = byTemplate.get(op.contract.path) ?? new Map<Method, AnyOperation>();
-    if (methods.has(op.contract.method)) throw new Error(`Two operations serve ${op.contract.method} ${op.contract.path}`);
+    if (methods.has(op.contract.method))
+      throw new Error(`Two operations serve ${op.contract.method} ${op.contract.path}`);
     methods.set(op.contract.method, op);
     byTemplate.set(op.contract.path, methods);
   }
-  const entries: RouteEntry[] = [...byTemplate].map(([template, byMethod]) => ({ template, byMethod, allow: [...byMethod.keys()].join(", ") }));
+  const entries: RouteEntry[] = [...byTemplate].map(([template, byMethod]) => ({
+    template,
+    byMethod,
+    allow: [...byMethod.keys()].join(", "),
+  }));
   const statics = new Map<string, RouteEntry>();
   const dynamic = new Map<number, Compiled[]>();
   for (const entry of entries) {

@@ -11,8 +11,10 @@ import { esc, publicPage } from "./public-page";
  * when the link has one) and `/d/{token}` (the download; GET, or POST from the page's password
  * form). The token is the credential; every download counts one use (lib/buckets/shares.ts).
  */
-const visitor = (request: Request): Visitor => ({ ip: readClientIp(request.headers), userAgent: request.headers.get("user-agent") });
-
+const visitor = (request: Request): Visitor => ({
+  ip: readClientIp(request.headers),
+  userAgent: request.headers.get("user-agent"),
+});
 
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -34,16 +36,28 @@ const page = (title: string, body: string, status = 200) => publicPage(title, "s
 
 function fileForm(token: string, view: ShareView, fileId: string, error: string | null): string {
   const hidden = view.kind === "bundle" ? `<input type="hidden" name="objectId" value="${esc(fileId)}">` : "";
-  if (!view.hasPassword) return `<form method="post" action="/d/${esc(token)}">${hidden}<button type="submit">Download</button></form>`;
+  if (!view.hasPassword)
+    return `<form method="post" action="/d/${esc(token)}">${hidden}<button type="submit">Download</button></form>`;
   return `<form method="post" action="/d/${esc(token)}">${hidden}<label>Password <input type="password" name="password" required autocomplete="off"></label>${error ? `<p class="err">${esc(error)}</p>` : ""}<button type="submit">Download</button></form>`;
 }
 
 function renderShare(token: string, view: ShareView, error: string | null = null, status = 200): Response {
-  if (view.closed) return page("Link unavailable", `<h1>${esc(REASONS[view.closed] ?? "This link cannot be used.")}</h1>`, 410);
+  if (view.closed)
+    return page("Link unavailable", `<h1>${esc(REASONS[view.closed] ?? "This link cannot be used.")}</h1>`, 410);
   if (view.files.length === 0) return page("Nothing to download", `<h1>${esc(REASONS.not_available ?? "")}</h1>`, 404);
-  const items = view.files.map((f) => `<li><span>${esc(f.filename)}<br><small>${esc(size(f.bytes))}</small></span>${fileForm(token, view, f.id, error)}</li>`).join("");
-  const title = view.files.length === 1 ? (view.files[0]?.filename ?? "Shared file") : `${view.files.length} shared files`;
-  return page(title, `<h1>${esc(title)}</h1>${view.hasPassword ? "<p>This link is protected by a password.</p>" : ""}<ul>${items}</ul>`, status);
+  const items = view.files
+    .map(
+      (f) =>
+        `<li><span>${esc(f.filename)}<br><small>${esc(size(f.bytes))}</small></span>${fileForm(token, view, f.id, error)}</li>`,
+    )
+    .join("");
+  const title =
+    view.files.length === 1 ? (view.files[0]?.filename ?? "Shared file") : `${view.files.length} shared files`;
+  return page(
+    title,
+    `<h1>${esc(title)}</h1>${view.hasPassword ? "<p>This link is protected by a password.</p>" : ""}<ul>${items}</ul>`,
+    status,
+  );
 }
 
 export async function serveSharePage(request: Request, token: string): Promise<Response> {
@@ -56,7 +70,10 @@ async function fileResponse(result: Extract<DownloadResult, { ok: true }>): Prom
   const found = await storage().stream(result.file.storageKey);
   if (!found) return page("File missing", "<h1>This file no longer exists.</h1>", 404);
   const { headers } = userContentHeaders(result.file.contentType, result.file.filename, false);
-  return new Response(NodeReadable.toWeb(found.body) as unknown as ReadableStream, { status: 200, headers: { ...headers, "Content-Length": String(found.info.size) } });
+  return new Response(NodeReadable.toWeb(found.body) as unknown as ReadableStream, {
+    status: 200,
+    headers: { ...headers, "Content-Length": String(found.info.size) },
+  });
 }
 
 export async function serveShareDownload(request: Request, token: string): Promise<Response> {
@@ -78,5 +95,9 @@ export async function serveShareDownload(request: Request, token: string): Promi
     const view = await viewShare(db, token, visitor(request), { log: false });
     if (view) return renderShare(token, view, REASONS[result.reason] ?? null, result.status);
   }
-  return page("Download unavailable", `<h1>${esc(REASONS[result.reason] ?? "This download is not available.")}</h1>`, result.status);
+  return page(
+    "Download unavailable",
+    `<h1>${esc(REASONS[result.reason] ?? "This download is not available.")}</h1>`,
+    result.status,
+  );
 }

@@ -4,7 +4,14 @@ import { userContentHeaders } from "@/lib/providers/storage/user-content";
 import { signedAttachment } from "@/lib/messages/attachments";
 
 const refuse = (status: number, message: string) =>
-  new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store" } });
+  new Response(message, {
+    status,
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-store",
+    },
+  });
 
 /**
  * HTTP side of signed attachment URLs (app/files/attachments/[attachmentId]). With
@@ -20,7 +27,13 @@ export async function serveSignedAttachment(request: Request, attachmentId: stri
   }
   const inline = url.searchParams.get("inline") === "1";
   const body = /^[0-9a-f-]{36}$/i.test(attachmentId)
-    ? await signedAttachment(await getDb(), attachmentId, url.searchParams.get("expires"), url.searchParams.get("signature"), inline ? "inline" : "attachment")
+    ? await signedAttachment(
+        await getDb(),
+        attachmentId,
+        url.searchParams.get("expires"),
+        url.searchParams.get("signature"),
+        inline ? "inline" : "attachment",
+      )
     : null;
   if (!body) return refuse(403, "This link is invalid or has expired.");
   const { headers } = userContentHeaders(body.contentType, body.filename, inline);

@@ -9,10 +9,25 @@ import type { SignedRequestFailure } from "@/lib/providers/storage/filesystem";
  * adapter), a GET serves a download. With the S3 backend the URLs point at S3 and this is a 404.
  */
 function refusal(f: SignedRequestFailure): Response {
-  return new Response(JSON.stringify({ error: { type: f.status === 413 || f.status === 400 ? "invalid_request_error" : f.status === 404 ? "not_found_error" : "permission_error", code: f.code, message: f.message, param: "" } }), {
-    status: f.status,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
-  });
+  return new Response(
+    JSON.stringify({
+      error: {
+        type:
+          f.status === 413 || f.status === 400
+            ? "invalid_request_error"
+            : f.status === 404
+              ? "not_found_error"
+              : "permission_error",
+        code: f.code,
+        message: f.message,
+        param: "",
+      },
+    }),
+    {
+      status: f.status,
+      headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+    },
+  );
 }
 
 const keyOf = (segments: string[]) => segments.join("/");
@@ -22,8 +37,15 @@ export async function servePresignedPut(request: Request, segments: string[]): P
   const fsStore = filesystemBackend();
   if (!fsStore) return notHere();
   const url = new URL(request.url);
-  const body = request.body ? Readable.fromWeb(request.body as unknown as NodeWebStream<Uint8Array>) : Readable.from([]);
-  const result = await fsStore.acceptSignedPut({ key: keyOf(segments), query: url.searchParams, header: (n) => request.headers.get(n), body });
+  const body = request.body
+    ? Readable.fromWeb(request.body as unknown as NodeWebStream<Uint8Array>)
+    : Readable.from([]);
+  const result = await fsStore.acceptSignedPut({
+    key: keyOf(segments),
+    query: url.searchParams,
+    header: (n) => request.headers.get(n),
+    body,
+  });
   if (!result.ok) return refusal(result);
   return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
 }
@@ -33,5 +55,8 @@ export async function servePresignedGet(request: Request, segments: string[]): P
   if (!fsStore) return notHere();
   const result = await fsStore.openSignedGet(keyOf(segments), new URL(request.url).searchParams);
   if (!result.ok) return refusal(result);
-  return new Response(Readable.toWeb(result.body) as unknown as ReadableStream, { status: 200, headers: result.headers });
+  return new Response(Readable.toWeb(result.body) as unknown as ReadableStream, {
+    status: 200,
+    headers: result.headers,
+  });
 }

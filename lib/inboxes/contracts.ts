@@ -48,7 +48,8 @@ export const createInbox = defineContract({
   access: "inboxes:write",
   tag,
   summary: "Create an inbox",
-  description: "`address` must be on a verified domain of the organization or on the shared domain, and unique. `mode`: `agent` (default), `human` or `hybrid`.",
+  description:
+    "`address` must be on a verified domain of the organization or on the shared domain, and unique. `mode`: `agent` (default), `human` or `hybrid`.",
   body: createInboxBody,
   example: { address: "support@svc.localhost", displayName: "Support", agent: "triage-bot" },
   errors: ["conflict"],
@@ -76,7 +77,12 @@ export const updateInbox = defineContract({
   description: "Mode, agent, display name, or status `active`/`paused`. A paused inbox neither sends nor receives.",
   params,
   body: z
-    .strictObject({ displayName: displayName.optional(), mode: z.enum(INBOX_MODES).optional(), agent: agent.optional(), status: z.enum(["active", "paused"]).optional() })
+    .strictObject({
+      displayName: displayName.optional(),
+      mode: z.enum(INBOX_MODES).optional(),
+      agent: agent.optional(),
+      status: z.enum(["active", "paused"]).optional(),
+    })
     .refine((v) => Object.keys(v).length > 0, { message: "Give at least one field to change." }),
   example: { status: "paused" },
   response: one,

@@ -40,7 +40,12 @@ export function toInbox(row: InboxRow): Inbox {
 
 const LOCAL_PART = /^[a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9])?$/;
 
-export async function findInbox(db: DbOrTx, principal: Principal, inboxId: string, param = "inboxId"): Promise<InboxRow> {
+export async function findInbox(
+  db: DbOrTx,
+  principal: Principal,
+  inboxId: string,
+  param = "inboxId",
+): Promise<InboxRow> {
   const [row] = await db
     .select()
     .from(inboxes)
@@ -71,26 +76,46 @@ export interface CreateInboxInput {
 }
 
 /** Creates an inbox on one of the organization's verified domains or on the shared domain. */
-export async function createInbox(db: DbOrTx, principal: Principal, input: CreateInboxInput): Promise<{ inbox: Inbox }> {
+export async function createInbox(
+  db: DbOrTx,
+  principal: Principal,
+  input: CreateInboxInput,
+): Promise<{ inbox: Inbox }> {
   const address = input.address.trim().toLowerCase();
   const at = address.lastIndexOf("@");
   const local = address.slice(0, at);
   const domainName = address.slice(at + 1);
-  if (at < 1 || !LOCAL_PART.test(local)) throw invalidRequest(`"${input.address}" is not a valid inbox address.`, "address");
+  if (at < 1 || !LOCAL_PART.test(local))
+    throw invalidRequest(`"${input.address}" is not a valid inbox address.`, "address");
   return db.transaction(async (tx) => {
     const [domain] = await tx
       .select()
       .from(domains)
       .where(and(eq(domains.orgId, principal.orgId), eq(domains.name, domainName)));
-    if (!domain) throw invalidRequest(`${domainName} is not a domain of this organization; add and verify it first.`, "address");
-    if (domain.status !== "verified") throw invalidRequest(`${domainName} is not verified yet; publish its DNS records and verify it.`, "address");
+    if (!domain)
+      throw invalidRequest(`${domainName} is not a domain of this organization; add and verify it first.`, "address");
+    if (domain.status !== "verified")
+      throw invalidRequest(`${domainName} is not verified yet; publish its DNS records and verify it.`, "address");
     const [row] = await tx
       .insert(inboxes)
-      .values({ orgId: principal.orgId, domainId: domain.id, address, displayName: input.displayName ?? null, mode: input.mode ?? "agent", agent: input.agent ?? null })
+      .values({
+        orgId: principal.orgId,
+        domainId: domain.id,
+        address,
+        displayName: input.displayName ?? null,
+        mode: input.mode ?? "agent",
+        agent: input.agent ?? null,
+      })
       .onConflictDoNothing()
       .returning();
     if (!row) throw new ApiError("conflict", `The address ${address} is taken.`, "address");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "inbox.created", resourceType: "inbox", resourceId: row.id, metadata: { address } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "inbox.created",
+      resourceType: "inbox",
+      resourceId: row.id,
+      metadata: { address },
+    });
     return { inbox: toInbox(row) };
   });
 }
@@ -102,7 +127,12 @@ export interface UpdateInboxInput {
   status?: "active" | "paused";
 }
 
-export async function updateInbox(db: DbOrTx, principal: Principal, inboxId: string, input: UpdateInboxInput): Promise<{ inbox: Inbox }> {
+export async function updateInbox(
+  db: DbOrTx,
+  principal: Principal,
+  inboxId: string,
+  input: UpdateInboxInput,
+): Promise<{ inbox: Inbox }> {
   return db.transaction(async (tx) => {
     const current = await findInbox(tx, principal, inboxId);
     if (current.status === "deleted") throw invalidRequest("A deleted inbox cannot be changed.", "inboxId");
@@ -112,7 +142,13 @@ export async function updateInbox(db: DbOrTx, principal: Principal, inboxId: str
       .where(eq(inboxes.id, current.id))
       .returning();
     if (!row) throw notFound("inbox", "inboxId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "inbox.updated", resourceType: "inbox", resourceId: row.id, metadata: { changed: Object.keys(input) } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "inbox.updated",
+      resourceType: "inbox",
+      resourceId: row.id,
+      metadata: { changed: Object.keys(input) },
+    });
     return { inbox: toInbox(row) };
   });
 }
@@ -125,9 +161,19 @@ export async function deleteInbox(db: DbOrTx, principal: Principal, inboxId: str
       noAuditNeeded("the inbox was already deleted");
       return { inbox: toInbox(current) };
     }
-    const [row] = await tx.update(inboxes).set({ status: "deleted", updatedAt: new Date() }).where(eq(inboxes.id, current.id)).returning();
+    const [row] = await tx
+      .update(inboxes)
+      .set({ status: "deleted", updatedAt: new Date() })
+      .where(eq(inboxes.id, current.id))
+      .returning();
     if (!row) throw notFound("inbox", "inboxId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "inbox.deleted", resourceType: "inbox", resourceId: row.id, metadata: { address: row.address } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "inbox.deleted",
+      resourceType: "inbox",
+      resourceId: row.id,
+      metadata: { address: row.address },
+    });
     return { inbox: toInbox(row) };
   });
 }
@@ -142,6 +188,8 @@ export async function inboxByAddress(db: DbOrTx, address: string): Promise<Inbox
 export async function inboxesByAddress(db: DbOrTx, addresses: readonly string[]): Promise<Map<string, InboxRow>> {
   const wanted = [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
   if (wanted.length === 0) return new Map();
-  const rows = new Map((await db.select().from(inboxes).where(inArray(inboxes.address, wanted))).map((r) => [r.address, r]));
+  const rows = new Map(
+    (await db.select().from(inboxes).where(inArray(inboxes.address, wanted))).map((r) => [r.address, r]),
+  );
   return new Map(wanted.flatMap((a) => (rows.has(a) ? [[a, rows.get(a) as InboxRow] as const] : [])));
 }

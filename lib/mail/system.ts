@@ -33,7 +33,10 @@ export const systemSender = () => env.CONSOLE_MAIL_FROM ?? `no-reply@${env.SHARE
 const EMAILS_DIR = path.join(projectRoot, "emails");
 
 /** Renders one of the product's own emails to HTML and text with the same sandboxed renderer as customer templates. */
-export async function renderSystemEmail<K extends keyof SystemEmails>(email: K, props: SystemEmails[K]): Promise<{ html: string; text: string }> {
+export async function renderSystemEmail<K extends keyof SystemEmails>(
+  email: K,
+  props: SystemEmails[K],
+): Promise<{ html: string; text: string }> {
   const out = await renderEmailFile(path.join(EMAILS_DIR, `${email}.tsx`), EMAILS_DIR, { ...props });
   return { html: out.html, text: out.text ?? "" };
 }
@@ -48,9 +51,20 @@ export async function sendSystemEmail(db: DbOrTx, mail: SystemEmail): Promise<{ 
   const from = systemSender();
   const domain = from.split("@")[1] ?? env.SHARED_DOMAIN;
   const messageId = newMessageId(domain);
-  const raw = await buildMime({ from: { address: from, name: "Messaging console" }, to: [mail.to], cc: [], subject: mail.subject, html, text, messageId });
+  const raw = await buildMime({
+    from: { address: from, name: "Messaging console" },
+    to: [mail.to],
+    cc: [],
+    subject: mail.subject,
+    html,
+    text,
+    messageId,
+  });
   const key = await sharedDomainKey(db);
-  const signed = domain === env.SHARED_DOMAIN ? await signDkim(raw, { domain, selector: key.selector, privateKey: key.privateKey }) : raw;
+  const signed =
+    domain === env.SHARED_DOMAIN
+      ? await signDkim(raw, { domain, selector: key.selector, privateKey: key.privateKey })
+      : raw;
   const result = await mailTransport().send({ raw: signed, envelope: { from, to: [mail.to] }, messageId });
   if (env.NODE_ENV !== "production" && mail.link) {
     log.info("console email sent", { to: mail.to, subject: mail.subject, link: mail.link, provider: result.provider });

@@ -38,19 +38,29 @@ function inputSchemaOf(op: AnyOperation): McpTool["inputSchema"] {
     const json = z.toJSONSchema(part, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema;
     const props = (json.properties ?? {}) as Record<string, JsonSchema>;
     for (const [name, schema] of Object.entries(props)) {
-      if (name in properties) throw new Error(`${op.id}: "${name}" is both a path/query parameter and a body field; MCP tools take one flat object`);
+      if (name in properties)
+        throw new Error(
+          `${op.id}: "${name}" is both a path/query parameter and a body field; MCP tools take one flat object`,
+        );
       properties[name] = schema;
     }
     const req = (json.required ?? []) as string[];
     // Path parameters are always required; query and body fields as their schema says.
     required.push(...(part === c.params ? Object.keys(props) : req));
   }
-  return { type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}), additionalProperties: false };
+  return {
+    type: "object",
+    properties,
+    ...(required.length ? { required: [...new Set(required)] } : {}),
+    additionalProperties: false,
+  };
 }
 
 export function isMcpOperation(op: AnyOperation): boolean {
   const c = op.contract;
-  return Boolean(op.surfaces.mcp) && c.status === "live" && !c.binary && c.access !== "public" && c.access !== "session";
+  return (
+    Boolean(op.surfaces.mcp) && c.status === "live" && !c.binary && c.access !== "public" && c.access !== "session"
+  );
 }
 
 function toolOf(op: AnyOperation): McpTool {
@@ -66,7 +76,12 @@ function toolOf(op: AnyOperation): McpTool {
     operation: op,
     requiredScopes,
     inputSchema: inputSchemaOf(op),
-    annotations: { readOnlyHint: readOnly, destructiveHint: c.method === "DELETE", idempotentHint: readOnly || c.method === "PUT" || c.method === "DELETE", openWorldHint: op.id === "sendMessage" || op.id === "replyInThread" },
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: c.method === "DELETE",
+      idempotentHint: readOnly || c.method === "PUT" || c.method === "DELETE",
+      openWorldHint: op.id === "sendMessage" || op.id === "replyInThread",
+    },
   };
 }
 
@@ -114,7 +129,9 @@ export function toolInput(tool: McpTool, args: Record<string, unknown>): InvokeI
     else body[k] = v; // unknown names reach the body's strict schema, which names them in the error
   }
   // Query fields arrive as JSON values; the contract's query schemas read strings like a URL's.
-  const queryStrings = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === "string" || Array.isArray(v) ? v : String(v)]));
+  const queryStrings = Object.fromEntries(
+    Object.entries(query).map(([k, v]) => [k, typeof v === "string" || Array.isArray(v) ? v : String(v)]),
+  );
   return {
     params,
     query: queryStrings,

@@ -1,6 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Actor } from "@/lib/core/actor";
 import { ApiError } from "@/lib/core/errors";
 import { authorize, invoke, newRequestId } from "@/lib/core/invoke";
@@ -39,24 +45,44 @@ function refuseForeignOrigin(request: Request): void {
   const host = request.headers.get("host") ?? new URL(request.url).host;
   const parsed = URL.canParse(origin) ? new URL(origin) : null;
   const ok = parsed !== null && (own.has(parsed.host) || (parsed.host === host && LOOPBACK.has(parsed.hostname)));
-  if (!ok) throw new ApiError("not_permitted", "Requests from another site's pages are refused: the Origin is not this service's.");
+  if (!ok)
+    throw new ApiError(
+      "not_permitted",
+      "Requests from another site's pages are refused: the Origin is not this service's.",
+    );
 }
 
 function toolResult(data: unknown): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data as Record<string, unknown> };
+  return {
+    content: [{ type: "text", text: JSON.stringify(data, null, 2) }],
+    structuredContent: data as Record<string, unknown>,
+  };
 }
 
 function toolError(err: ApiError): CallToolResult {
   const body = err.toBody();
-  return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}${err.param ? ` (param: ${err.param})` : ""}` }], structuredContent: body as unknown as Record<string, unknown> };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${err.code}: ${err.message}${err.param ? ` (param: ${err.param})` : ""}` }],
+    structuredContent: body as unknown as Record<string, unknown>,
+  };
 }
 
 function buildServer(actor: Actor, ip: string | null): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: mcpTools()
       .filter((t) => mayCall(actor, t))
-      .map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, ...t.annotations } })),
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: { title: t.title, ...t.annotations },
+      })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const tool = findTool(req.params.name);
@@ -64,11 +90,18 @@ function buildServer(actor: Actor, ip: string | null): Server {
     try {
       authorize(tool.operation, actor);
     } catch (err) {
-      throw new McpError(ErrorCode.InvalidParams, `Tool "${tool.name}" is not available to this API key: ${err instanceof Error ? err.message : String(err)}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool "${tool.name}" is not available to this API key: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const requestId = newRequestId();
     try {
-      const result = await invoke(tool.operation, actor, toolInput(tool, req.params.arguments ?? {}), { requestId, ip, signal: extra.signal });
+      const result = await invoke(tool.operation, actor, toolInput(tool, req.params.arguments ?? {}), {
+        requestId,
+        ip,
+        signal: extra.signal,
+      });
       return toolResult(result.data);
     } catch (err) {
       if (err instanceof ApiError) return toolError(err);
@@ -90,7 +123,9 @@ export async function handleMcp(request: Request): Promise<Response> {
       response = errorResponse(err);
     } else {
       log.error("mcp request failed", { requestId, ...errorFields(err) });
-      response = errorResponse(new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`));
+      response = errorResponse(
+        new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`),
+      );
     }
   }
   response.headers.set(REQUEST_ID_HEADER, requestId);
@@ -100,14 +135,25 @@ export async function handleMcp(request: Request): Promise<Response> {
 async function serve(request: Request, requestId: string): Promise<Response> {
   if (request.method !== "POST") {
     // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
-    throw new ApiError("method_not_allowed", "The MCP server is stateless: send JSON-RPC messages with POST.").withHeaders({ Allow: "POST" });
+    throw new ApiError(
+      "method_not_allowed",
+      "The MCP server is stateless: send JSON-RPC messages with POST.",
+    ).withHeaders({ Allow: "POST" });
   }
   refuseForeignOrigin(request);
   const ip = readClientIp(request.headers);
   const client = request.headers.get("user-agent")?.slice(0, 200) ?? null;
-  const { actor, headers } = await keyCaller(request, ip, requestId, (principal) => ({ type: "mcp", principal, client }));
+  const { actor, headers } = await keyCaller(request, ip, requestId, (principal) => ({
+    type: "mcp",
+    principal,
+    client,
+  }));
   const server = buildServer(actor, ip);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: env.MAX_BODY_BYTES });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: env.MAX_BODY_BYTES,
+  });
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(request);

@@ -52,7 +52,12 @@ const signature = (secret: Buffer, id: string, expires: number, disposition: Dis
  * only types that cannot run script, and downloads the rest). Both are on USER_CONTENT_ORIGIN when
  * configured, else on the public base URL.
  */
-export async function attachmentDownloadUrl(db: DbOrTx, principal: Principal, attachmentId: string, expiresInSeconds: number) {
+export async function attachmentDownloadUrl(
+  db: DbOrTx,
+  principal: Principal,
+  attachmentId: string,
+  expiresInSeconds: number,
+) {
   const a = await refuseUnscannedAttachment(db, await findAttachment(db, principal, attachmentId));
   const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
   const secret = await urlSecret(db);
@@ -83,7 +88,6 @@ export async function signedAttachment(
   return a ? bytesOf(a) : null;
 }
 
-
 /** For the storage sweep: attachment bytes live at `attachments/<orgId>/<attachmentId>`. */
 export function attachmentStorageOwner(db: DbOrTx): StorageOwner {
   return {
@@ -91,7 +95,10 @@ export function attachmentStorageOwner(db: DbOrTx): StorageOwner {
     async owned(keys) {
       const ids = keys.map((k) => k.split("/").pop() ?? "").filter((id) => isUuid(id));
       if (ids.length === 0) return new Set();
-      const rows = await db.select({ storageKey: attachments.storageKey }).from(attachments).where(inArray(attachments.id, ids));
+      const rows = await db
+        .select({ storageKey: attachments.storageKey })
+        .from(attachments)
+        .where(inArray(attachments.id, ids));
       return new Set(rows.map((r) => r.storageKey));
     },
   };

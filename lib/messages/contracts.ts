@@ -21,8 +21,17 @@ export const reactRenderInput = z.strictObject({
 /** MessageTemplateRef: a template by id or slug, its version pinned at request time. */
 export const messageTemplateRef = z.strictObject({
   id: z.string().trim().min(1).max(200).describe("Template UUID or slug."),
-  version: z.int().min(1).optional().describe("Omit for the template's current version (pinned when the request is accepted); an archived template needs one."),
-  variables: z.record(z.string(), z.unknown()).optional().describe("Validated against the pinned version's variable schema (at most 32 KiB serialized)."),
+  version: z
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "Omit for the template's current version (pinned when the request is accepted); an archived template needs one.",
+    ),
+  variables: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Validated against the pinned version's variable schema (at most 32 KiB serialized)."),
 });
 
 /** SendMessageAttachment: exactly one of `contentBase64` and `objectId` (lib/messages/stages/attach.ts). */
@@ -32,9 +41,18 @@ export const sendAttachmentSchema = z.strictObject({
     .string()
     .min(1)
     .optional()
-    .describe("An object of one of the organization's buckets, fetched server-side; only a clean (or trusted skipped) object: 409 while its scan runs, 403 when infected. Stored files and inline ones together over 24 MiB: 413."),
-  filename: z.string().min(1).max(120).optional().describe("Required inline; overrides the object's name for `objectId`."),
-  contentType: mediaTypeSchema.optional().describe("Default `application/octet-stream`; overrides the object's type for `objectId`."),
+    .describe(
+      "An object of one of the organization's buckets, fetched server-side; only a clean (or trusted skipped) object: 409 while its scan runs, 403 when infected. Stored files and inline ones together over 24 MiB: 413.",
+    ),
+  filename: z
+    .string()
+    .min(1)
+    .max(120)
+    .optional()
+    .describe("Required inline; overrides the object's name for `objectId`."),
+  contentType: mediaTypeSchema
+    .optional()
+    .describe("Default `application/octet-stream`; overrides the object's type for `objectId`."),
   delivery: z
     .enum(["attachment", "link", "auto"])
     .optional()
@@ -64,7 +82,15 @@ export const sendMessageBody = z.strictObject({
   headers: customHeadersSchema.optional(),
   tags: z.record(z.string().min(1).max(256), z.string().max(256)).optional(),
   ignoreComplaints: z.boolean().optional(),
-  contactId: z.string().trim().min(1).max(200).optional().describe("A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`."),
+  contactId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`.",
+    ),
   buttons: z.unknown().optional(),
   dryRun: z.boolean().optional(),
 });
@@ -112,7 +138,10 @@ export const messagePreviewSchema = z.object({
   sizeBytes: z.int(),
   scheduledAt: isoDate.nullable(),
   warnings: z.array(warningSchema),
-  template: z.object({ id: z.uuid(), version: z.int() }).nullable().describe("The template version the send would render (pinned), else null."),
+  template: z
+    .object({ id: z.uuid(), version: z.int() })
+    .nullable()
+    .describe("The template version the send would render (pinned), else null."),
 });
 
 export const attachmentSchema = z.object({
@@ -156,7 +185,9 @@ export const messageSchema = z.object({
   contactId: z
     .uuid()
     .nullable()
-    .describe("The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast."),
+    .describe(
+      "The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast.",
+    ),
 });
 
 const tagM = "Messages";
@@ -173,7 +204,12 @@ export const sendMessage = defineContract({
   body: sendMessageBody,
   maxBodyBytes: 12 * 1024 * 1024,
   idempotencyKeyField: "idempotencyKey",
-  example: { inboxId: "01930000-0000-7000-8000-000000000000", to: "someone@example.com", subject: "Hello", text: "Hi there" },
+  example: {
+    inboxId: "01930000-0000-7000-8000-000000000000",
+    to: "someone@example.com",
+    subject: "Hello",
+    text: "Hi there",
+  },
   errors: ["resource_not_found", "not_permitted", "conflict", "payload_too_large"],
   response: z.union([sendMessageResponse, messagePreviewSchema]),
 });
@@ -223,7 +259,8 @@ export const batchDeleteMessages = defineContract({
   access: "messages:send",
   tag: tagM,
   summary: "Delete messages",
-  description: "BatchDeleteMessagesRequest: 1..1000 message ids. Each id succeeds or fails on its own; a failure does not abort the rest. Audited as one `message.batch_deleted` row listing the deleted ids.",
+  description:
+    "BatchDeleteMessagesRequest: 1..1000 message ids. Each id succeeds or fails on its own; a failure does not abort the rest. Audited as one `message.batch_deleted` row listing the deleted ids.",
   body: z.strictObject({ messageIds: z.array(z.uuid()).min(1).max(1000) }),
   example: { messageIds: ["01930000-0000-7000-8000-000000000000"] },
   response: z.object({
@@ -316,7 +353,8 @@ export const listThreads = defineContract({
   access: "messages:read",
   tag: "Threads",
   summary: "List threads",
-  description: "Most recent activity first; filter by `inboxId` and by `q`, a case-insensitive substring of the subject.",
+  description:
+    "Most recent activity first; filter by `inboxId` and by `q`, a case-insensitive substring of the subject.",
   query: z.strictObject({ ...paginationQuery(), inboxId: z.uuid().optional(), q: searchQuery.optional() }),
   response: z.object({ threads: z.array(threadSchema), pagination: paginationSchema }),
 });
@@ -352,7 +390,8 @@ export const getAttachmentContent = defineContract({
   access: "messages:read",
   tag: "Attachments",
   summary: "Download an attachment's bytes",
-  description: "Inbound attachments are served once their malware scan found them clean: 409 while the scan is pending, 403 when infected or unscannable.",
+  description:
+    "Inbound attachments are served once their malware scan found them clean: 409 while the scan is pending, 403 when infected or unscannable.",
   params: attachmentParams,
   errors: ["conflict", "not_permitted"],
   binary: true,
@@ -366,11 +405,17 @@ export const getAttachmentDownloadUrl = defineContract({
   access: "messages:read",
   tag: "Attachments",
   summary: "Short-lived signed download URL",
-  description: "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900). Inbound attachments only once scanned clean: 409 while pending, 403 when infected or unscannable.",
+  description:
+    "A URL that downloads the attachment without an API key until it expires (`expiresInSeconds`, 1..604800, default 900). Inbound attachments only once scanned clean: 409 while pending, 403 when infected or unscannable.",
   params: attachmentParams,
   errors: ["conflict", "not_permitted"],
   query: z.strictObject({ expiresInSeconds: z.coerce.number().int().min(1).max(604_800).default(900) }),
-  response: z.object({ attachment: attachmentSchema, downloadUrl: z.url(), expiresInSeconds: z.int(), shareUrl: z.url() }),
+  response: z.object({
+    attachment: attachmentSchema,
+    downloadUrl: z.url(),
+    expiresInSeconds: z.int(),
+    shareUrl: z.url(),
+  }),
 });
 
 export const replyInThread = defineContract({

@@ -16,13 +16,23 @@ export async function batchDeleteMessages(db: DbOrTx, principal: Principal, mess
     .from(messages)
     .where(and(eq(messages.orgId, principal.orgId), inArray(messages.id, unique)));
   const foundIds = new Set(found.map((f) => f.id));
-  const files = found.length ? await db.select().from(attachments).where(inArray(attachments.messageId, [...foundIds])) : [];
+  const files = found.length
+    ? await db
+        .select()
+        .from(attachments)
+        .where(inArray(attachments.messageId, [...foundIds]))
+    : [];
   const deleted = unique.filter((id) => foundIds.has(id));
   if (found.length === 0) noAuditNeeded("no message of the organization among the ids");
   else {
     await db.transaction(async (tx) => {
       await tx.delete(messages).where(inArray(messages.id, [...foundIds]));
-      await recordAudit(tx, principal, { orgId: principal.orgId, action: "message.batch_deleted", resourceType: "message", metadata: { messageIds: deleted, count: deleted.length } });
+      await recordAudit(tx, principal, {
+        orgId: principal.orgId,
+        action: "message.batch_deleted",
+        resourceType: "message",
+        metadata: { messageIds: deleted, count: deleted.length },
+      });
       const threadIds = [...new Set(found.map((f) => f.threadId).filter((t): t is string => Boolean(t)))];
       for (const threadId of threadIds) {
         await tx
@@ -36,6 +46,8 @@ export async function batchDeleteMessages(db: DbOrTx, principal: Principal, mess
   return {
     object: "batch_delete_result" as const,
     deleted,
-    failed: unique.filter((id) => !foundIds.has(id)).map((id) => ({ id, code: "resource_not_found", message: "No such message." })),
+    failed: unique
+      .filter((id) => !foundIds.has(id))
+      .map((id) => ({ id, code: "resource_not_found", message: "No such message." })),
   };
 }

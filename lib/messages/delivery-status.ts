@@ -13,11 +13,24 @@
  * delivered at once) > `sent` (accepted, no outcome yet). Before that: `queued`, `scheduled`,
  * `failed`, `canceled` are the lifecycle itself. Inbound messages are `received`.
  */
-export const DELIVERY_STATUSES = ["queued", "scheduled", "sent", "delivered", "delayed", "bounced", "complained", "failed", "canceled", "received"] as const;
+export const DELIVERY_STATUSES = [
+  "queued",
+  "scheduled",
+  "sent",
+  "delivered",
+  "delayed",
+  "bounced",
+  "complained",
+  "failed",
+  "canceled",
+  "received",
+] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** The statuses an outbound message can have (every one but `received`), for pickers and counts. */
-export const OUTBOUND_DELIVERY_STATUSES = DELIVERY_STATUSES.filter((s): s is Exclude<DeliveryStatus, "received"> => s !== "received");
+export const OUTBOUND_DELIVERY_STATUSES = DELIVERY_STATUSES.filter(
+  (s): s is Exclude<DeliveryStatus, "received"> => s !== "received",
+);
 
 /**
  * The generated column's expression (snake_case columns of `messages`; immutable, as PostgreSQL

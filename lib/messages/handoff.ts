@@ -41,11 +41,19 @@ export const unavailableBounces = (unavailable: DeliverPayload["unavailable"]): 
  * A crash after the transport accepted and before that commit is the one window in which a
  * second attempt (after the lease expires) sends the same Message-ID again.
  */
-export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: string, known?: MessageRow): Promise<MessageRow | null> {
+export async function deliverQueuedMessage(
+  db: Db,
+  entry: OutboxRow,
+  token: string,
+  known?: MessageRow,
+): Promise<MessageRow | null> {
   const payload = entry.payload as unknown as DeliverPayload;
   const message = known ?? (await db.select().from(messages).where(eq(messages.id, payload.messageId)))[0];
   if (!message || message.status !== "queued" || !entry.body) {
-    await finishOutbox(db, entry.id, token, { status: "done", error: message ? `message is ${message.status}` : "message deleted" });
+    await finishOutbox(db, entry.id, token, {
+      status: "done",
+      error: message ? `message is ${message.status}` : "message deleted",
+    });
     return message ?? null;
   }
   let result: SendResult | null = null;
@@ -55,21 +63,38 @@ export async function deliverQueuedMessage(db: Db, entry: OutboxRow, token: stri
     if (!deliver) throw new Error(`the ${message.channel} channel delivers nothing after the commit`);
     result = await deliver({ raw: entry.body, envelope: payload.envelope, messageId: payload.messageIdHeader });
   } catch (err) {
-    log.warn("outbound transport failed", { messageId: message.id, inboxId: message.inboxId, err: err instanceof Error ? err.message : String(err) });
+    log.warn("outbound transport failed", {
+      messageId: message.id,
+      inboxId: message.inboxId,
+      err: err instanceof Error ? err.message : String(err),
+    });
     error = "transport_failed";
   }
   const status = error ? "failed" : "sent";
   const outcomes = status === "sent" ? [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)] : [];
-  const metadata = { ...(message.channelMetadata ?? {}), provider: result?.provider ?? null, providerMessageId: result?.providerMessageId ?? null };
+  const metadata = {
+    ...(message.channelMetadata ?? {}),
+    provider: result?.provider ?? null,
+    providerMessageId: result?.providerMessageId ?? null,
+  };
   return db.transaction(async (tx) => {
     if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return null;
     // One update: the status and the metadata of the transport's immediate outcomes.
     const [row] = await tx
       .update(messages)
-      .set({ status, error, providerMessageId: result?.providerMessageId ?? null, channelMetadata: outcomeMetadata(metadata, outcomes), sentAt: new Date() })
+      .set({
+        status,
+        error,
+        providerMessageId: result?.providerMessageId ?? null,
+        channelMetadata: outcomeMetadata(metadata, outcomes),
+        sentAt: new Date(),
+      })
       .where(eq(messages.id, message.id))
       .returning();
     if (!row || status !== "sent") return row ?? null;
-    return applyOutcomesInTx(tx, row, outcomes, { sent: { attachmentCount: payload.attachmentCount }, metadataApplied: true });
+    return applyOutcomesInTx(tx, row, outcomes, {
+      sent: { attachmentCount: payload.attachmentCount },
+      metadataApplied: true,
+    });
   });
 }

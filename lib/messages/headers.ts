@@ -51,9 +51,16 @@ const HEADER_NAME = /^[A-Za-z0-9-]{1,76}$/;
 export const customHeadersSchema = z.record(z.string(), z.string().max(998)).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
     const path = [name];
-    if (!HEADER_NAME.test(name)) ctx.addIssue({ code: "custom", path, message: "must be a header name (letters, digits and hyphens)" });
-    else if (isReservedHeader(name)) ctx.addIssue({ code: "custom", path, message: `the ${name} header is set by the service or by receiving servers, not by callers` });
-    else if (/[\r\n\0]/.test(value)) ctx.addIssue({ code: "custom", path, message: "header values cannot contain line breaks" });
+    if (!HEADER_NAME.test(name))
+      ctx.addIssue({ code: "custom", path, message: "must be a header name (letters, digits and hyphens)" });
+    else if (isReservedHeader(name))
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `the ${name} header is set by the service or by receiving servers, not by callers`,
+      });
+    else if (/[\r\n\0]/.test(value))
+      ctx.addIssue({ code: "custom", path, message: "header values cannot contain line breaks" });
   }
 });
 

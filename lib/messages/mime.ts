@@ -47,7 +47,11 @@ export async function buildMime(input: MimeInput): Promise<Buffer> {
     inReplyTo: input.inReplyTo ?? undefined,
     references: input.references?.length ? input.references.join(" ") : undefined,
     headers: input.headers,
-    attachments: input.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    attachments: input.attachments?.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: a.content,
+    })),
     date: input.date ?? new Date(),
   });
   return composer.compile().build();

@@ -13,11 +13,20 @@ const EVENT_FOR = {
 } as const;
 
 /** The message's `channelMetadata` after `outcomes` (`lastEventType`, `lastEventAt`, `bouncedAt`, `complainedAt`). */
-export function outcomeMetadata(current: Record<string, unknown> | null, outcomes: readonly ProviderOutcome[]): Record<string, unknown> {
+export function outcomeMetadata(
+  current: Record<string, unknown> | null,
+  outcomes: readonly ProviderOutcome[],
+): Record<string, unknown> {
   let metadata: Record<string, unknown> = { ...(current ?? {}) };
   for (const o of outcomes) {
     const at = o.occurredAt.toISOString();
-    metadata = { ...metadata, lastEventType: o.type, lastEventAt: at, ...(o.type === "Bounce" ? { bouncedAt: at } : {}), ...(o.type === "Complaint" ? { complainedAt: at } : {}) };
+    metadata = {
+      ...metadata,
+      lastEventType: o.type,
+      lastEventAt: at,
+      ...(o.type === "Bounce" ? { bouncedAt: at } : {}),
+      ...(o.type === "Complaint" ? { complainedAt: at } : {}),
+    };
   }
   return metadata;
 }
@@ -62,7 +71,11 @@ export async function applyOutcomesInTx(
   );
   const [updated] = opts.metadataApplied
     ? [row]
-    : await tx.update(messages).set({ channelMetadata: outcomeMetadata(row.channelMetadata, outcomes) }).where(eq(messages.id, row.id)).returning();
+    : await tx
+        .update(messages)
+        .set({ channelMetadata: outcomeMetadata(row.channelMetadata, outcomes) })
+        .where(eq(messages.id, row.id))
+        .returning();
   for (const o of outcomes) {
     if (o.type !== "Complaint") continue;
     await tx
@@ -79,13 +92,19 @@ export async function applyOutcomesInTx(
       })
       .onConflictDoUpdate({
         target: [suppressions.orgId, suppressions.address],
-        set: { sourceMessageId: row.id, lastEventAt: sql`excluded.last_event_at`, feedbackType: sql`excluded.feedback_type` },
+        set: {
+          sourceMessageId: row.id,
+          lastEventAt: sql`excluded.last_event_at`,
+          feedbackType: sql`excluded.feedback_type`,
+        },
       });
   }
   const final = updated ?? row;
   await appendEvents(tx, [
     ...(opts.sent ? [messageEvent(final, "message.sent", opts.sent.attachmentCount)] : []),
-    ...outcomes.map((o) => messageEvent(final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) })),
+    ...outcomes.map((o) =>
+      messageEvent(final, EVENT_FOR[o.type], undefined, { recipient: o.recipient, eventType: o.type, ...detailsOf(o) }),
+    ),
   ]);
   return final;
 }

@@ -15,13 +15,18 @@ const sesEventSchema = z.object({
   eventType: z.string().optional(),
   notificationType: z.string().optional(),
   mail: z.object({ messageId: z.string() }).passthrough(),
-  delivery: z.object({ timestamp: z.string(), recipients: z.array(z.string()) }).passthrough().optional(),
+  delivery: z
+    .object({ timestamp: z.string(), recipients: z.array(z.string()) })
+    .passthrough()
+    .optional(),
   bounce: z
     .object({
       bounceType: z.string(),
       bounceSubType: z.string().optional(),
       timestamp: z.string(),
-      bouncedRecipients: z.array(z.object({ emailAddress: z.string(), diagnosticCode: z.string().optional() }).passthrough()),
+      bouncedRecipients: z.array(
+        z.object({ emailAddress: z.string(), diagnosticCode: z.string().optional() }).passthrough(),
+      ),
     })
     .passthrough()
     .optional(),
@@ -70,7 +75,11 @@ export function sesOutcomes(event: z.infer<typeof sesEventSchema>): ProviderOutc
   }
   if (type === "DeliveryDelay" && event.deliveryDelay) {
     const d = event.deliveryDelay;
-    return d.delayedRecipients.map((r) => ({ type: "DeliveryDelay", recipient: r.emailAddress, occurredAt: new Date(d.timestamp) }));
+    return d.delayedRecipients.map((r) => ({
+      type: "DeliveryDelay",
+      recipient: r.emailAddress,
+      occurredAt: new Date(d.timestamp),
+    }));
   }
   return [];
 }
@@ -80,15 +89,22 @@ export function sesOutcomes(event: z.infer<typeof sesEventSchema>): ProviderOutc
  * Subscription confirmations are confirmed; notifications become outcomes of the message whose
  * provider id they name.
  */
-export async function receiveProviderEvent(db: Db, provider: string, payload: unknown): Promise<{ received: true; applied: number }> {
+export async function receiveProviderEvent(
+  db: Db,
+  provider: string,
+  payload: unknown,
+): Promise<{ received: true; applied: number }> {
   if (provider !== "ses") throw notFound("provider", "provider");
   const parsed = snsMessageSchema.safeParse(payload);
   if (!parsed.success) throw new ApiError("invalid_request", "Not an SNS message.", null);
   const m: SnsMessage = parsed.data;
-  if (!(await verifySnsMessage(m))) throw new ApiError("not_permitted", "The SNS signature does not verify.", "Signature");
-  if (env.SES_SNS_TOPIC_ARN && m.TopicArn !== env.SES_SNS_TOPIC_ARN) throw new ApiError("not_permitted", "Unexpected SNS topic.", "TopicArn");
+  if (!(await verifySnsMessage(m)))
+    throw new ApiError("not_permitted", "The SNS signature does not verify.", "Signature");
+  if (env.SES_SNS_TOPIC_ARN && m.TopicArn !== env.SES_SNS_TOPIC_ARN)
+    throw new ApiError("not_permitted", "Unexpected SNS topic.", "TopicArn");
   if (m.Type === "SubscriptionConfirmation") {
-    if (m.SubscribeURL && isSnsUrl(m.SubscribeURL)) await outboundFetch(m.SubscribeURL, { signal: AbortSignal.timeout(5000) });
+    if (m.SubscribeURL && isSnsUrl(m.SubscribeURL))
+      await outboundFetch(m.SubscribeURL, { signal: AbortSignal.timeout(5000) });
     return { received: true, applied: 0 };
   }
   if (m.Type !== "Notification") return { received: true, applied: 0 };
@@ -98,7 +114,10 @@ export async function receiveProviderEvent(db: Db, provider: string, payload: un
   } catch {
     throw new ApiError("invalid_request", "The notification is not an SES event.", "Message");
   }
-  const [row] = await db.select({ id: messages.id }).from(messages).where(eq(messages.providerMessageId, event.mail.messageId));
+  const [row] = await db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(eq(messages.providerMessageId, event.mail.messageId));
   if (!row) {
     log.warn("SES event for an unknown message", { providerMessageId: event.mail.messageId });
     return { received: true, applied: 0 };

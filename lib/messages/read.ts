@@ -61,7 +61,11 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
 export async function attachmentsOf(db: DbOrTx, ids: string[]): Promise<Map<string, AttachmentRow[]>> {
   const out = new Map<string, AttachmentRow[]>();
   if (ids.length === 0) return out;
-  const rows = await db.select().from(attachments).where(inArray(attachments.messageId, ids)).orderBy(asc(attachments.createdAt));
+  const rows = await db
+    .select()
+    .from(attachments)
+    .where(inArray(attachments.messageId, ids))
+    .orderBy(asc(attachments.createdAt));
   for (const r of rows) out.set(r.messageId, [...(out.get(r.messageId) ?? []), r]);
   return out;
 }
@@ -116,11 +120,19 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(input.limit + 1);
   const page = toPage(rows, input.limit);
-  const files = await attachmentsOf(db, page.items.map((m) => m.id));
+  const files = await attachmentsOf(
+    db,
+    page.items.map((m) => m.id),
+  );
   return { messages: page.items.map((m) => toMessage(m, files.get(m.id) ?? [], false)), pagination: page.pagination };
 }
 
-async function findMessage(db: DbOrTx, principal: Principal, messageId: string, param = "messageId"): Promise<MessageRow> {
+async function findMessage(
+  db: DbOrTx,
+  principal: Principal,
+  messageId: string,
+  param = "messageId",
+): Promise<MessageRow> {
   const [row] = await db
     .select()
     .from(messages)
@@ -137,7 +149,11 @@ export async function getMessage(db: DbOrTx, principal: Principal, messageId: st
 
 export async function listMessageEvents(db: DbOrTx, principal: Principal, messageId: string) {
   const row = await findMessage(db, principal, messageId);
-  const rows = await db.select().from(outboundEvents).where(eq(outboundEvents.messageId, row.id)).orderBy(asc(outboundEvents.occurredAt), asc(outboundEvents.id));
+  const rows = await db
+    .select()
+    .from(outboundEvents)
+    .where(eq(outboundEvents.messageId, row.id))
+    .orderBy(asc(outboundEvents.occurredAt), asc(outboundEvents.id));
   return {
     events: rows.map((e) => ({
       eventId: e.id,

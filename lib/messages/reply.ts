@@ -15,7 +15,12 @@ export function replySubject(subject: string): string {
  * sender when it came in, its recipients when it went out), with `replyToMessageId` so the send
  * sets In-Reply-To and References and the reply joins this thread.
  */
-export async function replyInThread(db: Db, principal: Principal, threadId: string, body: Pick<SendMessageInput, "attachments" | "ignoreComplaints"> & { text: string }) {
+export async function replyInThread(
+  db: Db,
+  principal: Principal,
+  threadId: string,
+  body: Pick<SendMessageInput, "attachments" | "ignoreComplaints"> & { text: string },
+) {
   const { messages } = await listMessages(db, principal, { limit: 1, threadId });
   const last = messages[0];
   if (!last) throw notFound("thread", "threadId");

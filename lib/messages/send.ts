@@ -31,7 +31,14 @@ export type { SendWarning } from "./stages/draft";
  */
 
 /** validate → resolve → render → policy → attach: a send ready to preview, schedule or sign. */
-async function approve(db: Db, principal: Principal, input: SendMessageInput, now: Date, mode: BudgetMode, policy: { agentId?: string | null } = {}): Promise<AttachedSend> {
+async function approve(
+  db: Db,
+  principal: Principal,
+  input: SendMessageInput,
+  now: Date,
+  mode: BudgetMode,
+  policy: { agentId?: string | null } = {},
+): Promise<AttachedSend> {
   const validated = validateRequest(input, now);
   const resolved = await resolveSend(db, principal, validated);
   return attachFiles(db, await applyPolicy(db, await renderSend(db, resolved), mode, policy));
@@ -57,16 +64,37 @@ function pinnedRequest(a: AttachedSend): SendMessageInput {
  * `sendAt`: stored `scheduled` (no thread yet) with `svc/message.scheduled` and the budgets'
  * reservation in one transaction (a scheduled send counts when it is accepted; canceling gives it back).
  */
-async function schedule(db: Db, a: AttachedSend, sendAt: Date, idempotencyKey: string | null, now: Date): Promise<SendResponse> {
-  const { row, afterCommit } = await refuseOnTrip(db, () => db.transaction(async (tx) => {
-    const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
-    const stored = await storeMessage(tx, { ...outboundRow(a, messageIdHeader, idempotencyKey), status: "scheduled", scheduledAt: sendAt, request: pinnedRequest(a), receivedAt: now }, a.files, {
-      thread: false,
-    });
-    const after = await publishWorkflowEvents(tx, [messageScheduled.create({ messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() })]);
-    await reserveSend(tx, a.budget, stored.id, now);
-    return { row: stored, afterCommit: after };
-  }));
+async function schedule(
+  db: Db,
+  a: AttachedSend,
+  sendAt: Date,
+  idempotencyKey: string | null,
+  now: Date,
+): Promise<SendResponse> {
+  const { row, afterCommit } = await refuseOnTrip(db, () =>
+    db.transaction(async (tx) => {
+      const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
+      const stored = await storeMessage(
+        tx,
+        {
+          ...outboundRow(a, messageIdHeader, idempotencyKey),
+          status: "scheduled",
+          scheduledAt: sendAt,
+          request: pinnedRequest(a),
+          receivedAt: now,
+        },
+        a.files,
+        {
+          thread: false,
+        },
+      );
+      const after = await publishWorkflowEvents(tx, [
+        messageScheduled.create({ messageId: stored.id, orgId: a.principal.orgId, sendAt: sendAt.toISOString() }),
+      ]);
+      await reserveSend(tx, a.budget, stored.id, now);
+      return { row: stored, afterCommit: after };
+    }),
+  );
   await afterCommit();
   return sendResponseOf(row, a.warnings);
 }
@@ -93,7 +121,16 @@ export async function sendMessage(
 
 /** A system principal acting in an organization (workflows re-running a validated request). */
 export function systemPrincipal(orgId: string, userId: string): Principal {
-  return { orgId, userId, apiKeyId: null, scopes: new Set(), inboxIds: null, actor: "system:scheduler", ip: null, requestId: null };
+  return {
+    orgId,
+    userId,
+    apiKeyId: null,
+    scopes: new Set(),
+    inboxIds: null,
+    actor: "system:scheduler",
+    ip: null,
+    requestId: null,
+  };
 }
 
 /**
@@ -103,13 +140,23 @@ export function systemPrincipal(orgId: string, userId: string): Principal {
  * Harmless to call twice: only a message still `scheduled` is sent (checked in the store stage's
  * transaction).
  */
-export async function sendScheduledMessage(db: Db, messageId: string): Promise<{ status: string; error: string | null }> {
+export async function sendScheduledMessage(
+  db: Db,
+  messageId: string,
+): Promise<{ status: string; error: string | null }> {
   const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
   if (!row || row.status !== "scheduled" || !row.request) return { status: row?.status ?? "missing", error: null };
   const principal = systemPrincipal(row.orgId, "00000000-0000-0000-0000-000000000000");
   let approved: AttachedSend;
   try {
-    approved = await approve(db, principal, { ...(row.request as SendMessageInput), sendAt: null, dryRun: false }, new Date(), "fire", { agentId: row.agentId });
+    approved = await approve(
+      db,
+      principal,
+      { ...(row.request as SendMessageInput), sendAt: null, dryRun: false },
+      new Date(),
+      "fire",
+      { agentId: row.agentId },
+    );
   } catch (err) {
     const reason = err instanceof ApiError ? err.message : "revalidation_failed";
     await db
@@ -118,7 +165,11 @@ export async function sendScheduledMessage(db: Db, messageId: string): Promise<{
       .where(and(eq(messages.id, row.id), eq(messages.status, "scheduled")));
     return { status: "failed", error: reason };
   }
-  const stored = await storeSend(db, await signSend(db, approved, { id: row.id, messageIdHeader: row.messageIdHeader }), { idempotencyKey: row.idempotencyKey, existing: row });
+  const stored = await storeSend(
+    db,
+    await signSend(db, approved, { id: row.id, messageIdHeader: row.messageIdHeader }),
+    { idempotencyKey: row.idempotencyKey, existing: row },
+  );
   if (!stored) return { status: "canceled", error: null };
   const final = await deliverSend(db, stored);
   return { status: final.status, error: final.error };
@@ -133,11 +184,25 @@ export async function cancelScheduledMessage(db: Db, principal: Principal, messa
       .where(and(eq(messages.orgId, principal.orgId), eq(messages.id, messageId), eq(messages.direction, "outbound")))
       .for("update");
     if (!current) throw notFound("outbound email", "emailId");
-    if (current.status !== "scheduled") throw new ApiError("conflict", `The email is ${current.status}; only a scheduled email can be canceled.`, "emailId");
-    const [updated] = await tx.update(messages).set({ status: "canceled" }).where(eq(messages.id, current.id)).returning();
+    if (current.status !== "scheduled")
+      throw new ApiError(
+        "conflict",
+        `The email is ${current.status}; only a scheduled email can be canceled.`,
+        "emailId",
+      );
+    const [updated] = await tx
+      .update(messages)
+      .set({ status: "canceled" })
+      .where(eq(messages.id, current.id))
+      .returning();
     if (!updated) throw notFound("outbound email", "emailId");
     await releaseSend(tx, principal.orgId, current.id);
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "message.scheduled_canceled", resourceType: "message", resourceId: current.id });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "message.scheduled_canceled",
+      resourceType: "message",
+      resourceId: current.id,
+    });
     const after = await publishWorkflowEvents(tx, [messageCanceled.create({ messageId: current.id })]);
     return { row: updated, afterCommit: after };
   });

@@ -50,36 +50,67 @@ export async function resolveThread(
     const [parent] = await tx
       .select({ threadId: messages.threadId })
       .from(messages)
-      .where(and(eq(messages.inboxId, input.inboxId), inArray(messages.messageIdHeader, ids), sql`${messages.threadId} is not null`))
+      .where(
+        and(
+          eq(messages.inboxId, input.inboxId),
+          inArray(messages.messageIdHeader, ids),
+          sql`${messages.threadId} is not null`,
+        ),
+      )
       .limit(1);
     if (parent?.threadId) return { threadId: parent.threadId, created: false };
   }
   const [thread] = await tx
     .insert(threads)
-    .values({ orgId: input.orgId, inboxId: input.inboxId, subject: input.subject, messageCount: 1, lastMessageAt: input.at })
+    .values({
+      orgId: input.orgId,
+      inboxId: input.inboxId,
+      subject: input.subject,
+      messageCount: 1,
+      lastMessageAt: input.at,
+    })
     .returning({ id: threads.id });
   if (!thread) throw new Error("thread insert returned nothing");
   return { threadId: thread.id, created: true };
 }
 
-export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes"> & { /** Chosen by the caller when something signed names it (agent provenance); else generated. */ id?: string };
+export type NewMessage = Omit<typeof messages.$inferInsert, "id" | "threadId" | "createdAt" | "sizeBytes"> & {
+  /** Chosen by the caller when something signed names it (agent provenance); else generated. */ id?: string;
+};
 
 /**
  * Stores a message with its attachments in its thread and appends its ledger event
  * (`message.received` for inbound, `message.sent` for sent outbound; none while scheduled).
  */
-export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredAttachment[] = [], opts: { thread?: boolean } = {}): Promise<MessageRow> {
+export async function storeMessage(
+  tx: DbOrTx,
+  input: NewMessage,
+  files: StoredAttachment[] = [],
+  opts: { thread?: boolean } = {},
+): Promise<MessageRow> {
   const at = input.receivedAt instanceof Date ? input.receivedAt : new Date();
   const thread =
     opts.thread === false
       ? null
-      : await resolveThread(tx, { orgId: input.orgId, inboxId: input.inboxId, inReplyTo: input.inReplyTo ?? null, references: input.references, subject: input.subject ?? "", at });
+      : await resolveThread(tx, {
+          orgId: input.orgId,
+          inboxId: input.inboxId,
+          inReplyTo: input.inReplyTo ?? null,
+          references: input.references,
+          subject: input.subject ?? "",
+          at,
+        });
   const threadId = thread?.threadId ?? null;
-  const sizeBytes = Buffer.byteLength(input.textBody ?? "") + Buffer.byteLength(input.htmlBody ?? "") + files.reduce((n, f) => n + f.content.length, 0);
+  const sizeBytes =
+    Buffer.byteLength(input.textBody ?? "") +
+    Buffer.byteLength(input.htmlBody ?? "") +
+    files.reduce((n, f) => n + f.content.length, 0);
   // An inbound sender who is one of the organization's contacts is linked on receipt. Email and
   // a2a addresses are the same addresses (an inbox of this service receives both).
   const contactId =
-    input.contactId !== undefined || input.direction !== "inbound" ? input.contactId : await contactByHandle(tx, input.orgId, linkChannels(input.channel), input.fromAddress);
+    input.contactId !== undefined || input.direction !== "inbound"
+      ? input.contactId
+      : await contactByHandle(tx, input.orgId, linkChannels(input.channel), input.fromAddress);
   const [row] = await tx
     .insert(messages)
     .values({ ...input, contactId, threadId, sizeBytes, receivedAt: at })
@@ -111,7 +142,10 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
   if (thread && !thread.created) {
     await tx
       .update(threads)
-      .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
+      .set({
+        messageCount: sql`${threads.messageCount} + 1`,
+        lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
+      })
       .where(eq(threads.id, thread.threadId));
   }
   const type = row.direction === "inbound" ? "message.received" : row.status === "sent" ? "message.sent" : null;
@@ -120,25 +154,50 @@ export async function storeMessage(tx: DbOrTx, input: NewMessage, files: StoredA
 }
 
 /** Puts a message stored without a thread (a scheduled send) into its thread now. */
-export async function attachToThread(tx: DbOrTx, row: MessageRow, opts: { emit?: "message.sent" } = {}): Promise<MessageRow> {
+export async function attachToThread(
+  tx: DbOrTx,
+  row: MessageRow,
+  opts: { emit?: "message.sent" } = {},
+): Promise<MessageRow> {
   const at = new Date();
-  const { threadId, created } = await resolveThread(tx, { orgId: row.orgId, inboxId: row.inboxId, inReplyTo: row.inReplyTo, references: row.references, subject: row.subject, at });
+  const { threadId, created } = await resolveThread(tx, {
+    orgId: row.orgId,
+    inboxId: row.inboxId,
+    inReplyTo: row.inReplyTo,
+    references: row.references,
+    subject: row.subject,
+    at,
+  });
   const [updated] = await tx.update(messages).set({ threadId }).where(eq(messages.id, row.id)).returning();
   if (!updated) throw new Error("message vanished");
   if (!created) {
     await tx
       .update(threads)
-      .set({ messageCount: sql`${threads.messageCount} + 1`, lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)` })
+      .set({
+        messageCount: sql`${threads.messageCount} + 1`,
+        lastMessageAt: sql`greatest(${threads.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
+      })
       .where(eq(threads.id, threadId));
   }
   if (opts.emit) await appendMessageEvent(tx, updated, opts.emit);
   return updated;
 }
 
-type MessageEventType = "message.received" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed";
+type MessageEventType =
+  | "message.received"
+  | "message.sent"
+  | "message.delivered"
+  | "message.bounced"
+  | "message.complained"
+  | "message.delayed";
 
 /** The ledger event for a message (`message.received`, `message.sent`, …), in its inbox's partition. */
-export function messageEvent(row: MessageRow, type: MessageEventType, attachmentCount?: number, extra: Record<string, unknown> = {}): AppendInput {
+export function messageEvent(
+  row: MessageRow,
+  type: MessageEventType,
+  attachmentCount?: number,
+  extra: Record<string, unknown> = {},
+): AppendInput {
   return {
     orgId: row.orgId,
     type,
@@ -165,6 +224,12 @@ export function messageEvent(row: MessageRow, type: MessageEventType, attachment
 }
 
 /** Appends a message's ledger event in the caller's transaction. */
-export async function appendMessageEvent(tx: DbOrTx, row: MessageRow, type: MessageEventType, attachmentCount?: number, extra: Record<string, unknown> = {}): Promise<void> {
+export async function appendMessageEvent(
+  tx: DbOrTx,
+  row: MessageRow,
+  type: MessageEventType,
+  attachmentCount?: number,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   await appendEvent(tx, messageEvent(row, type, attachmentCount, extra));
 }

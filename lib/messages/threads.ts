@@ -21,7 +21,11 @@ function toThread(t: ThreadRow) {
 }
 
 /** Most recent activity first; the keyset is (lastMessageAt, id). */
-export async function listThreads(db: DbOrTx, principal: Principal, input: { limit: number; cursor?: string; inboxId?: string; q?: string }) {
+export async function listThreads(
+  db: DbOrTx,
+  principal: Principal,
+  input: { limit: number; cursor?: string; inboxId?: string; q?: string },
+) {
   const after = decodeCursor(input.cursor);
   const where: (SQL | undefined)[] = [eq(threads.orgId, principal.orgId)];
   if (input.inboxId) where.push(eq(threads.inboxId, input.inboxId));
@@ -39,7 +43,10 @@ export async function listThreads(db: DbOrTx, principal: Principal, input: { lim
     rows.map((r) => ({ ...r, createdAt: r.lastMessageAt, threadCreatedAt: r.createdAt })),
     input.limit,
   );
-  return { threads: page.items.map((r) => toThread({ ...r, createdAt: r.threadCreatedAt })), pagination: page.pagination };
+  return {
+    threads: page.items.map((r) => toThread({ ...r, createdAt: r.threadCreatedAt })),
+    pagination: page.pagination,
+  };
 }
 
 export async function getThread(db: DbOrTx, principal: Principal, threadId: string) {
@@ -48,8 +55,15 @@ export async function getThread(db: DbOrTx, principal: Principal, threadId: stri
     .from(threads)
     .where(and(eq(threads.orgId, principal.orgId), eq(threads.id, threadId)));
   if (!t) throw notFound("thread", "threadId");
-  const rows = await db.select().from(messages).where(eq(messages.threadId, t.id)).orderBy(asc(messages.createdAt), asc(messages.id));
-  const files = await attachmentsOf(db, rows.map((m) => m.id));
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(eq(messages.threadId, t.id))
+    .orderBy(asc(messages.createdAt), asc(messages.id));
+  const files = await attachmentsOf(
+    db,
+    rows.map((m) => m.id),
+  );
   return { thread: { ...toThread(t), messages: rows.map((m) => toMessage(m, files.get(m.id) ?? [], true)) } };
 }
 
@@ -65,12 +79,22 @@ export interface ThreadSummary {
  * preview. Two index lookups per thread (lateral joins on `messages_thread_idx`), so the cost
  * follows the page size, never the thread's length.
  */
-export async function threadSummaries(db: DbOrTx, principal: Principal, threadIds: string[]): Promise<Map<string, ThreadSummary>> {
+export async function threadSummaries(
+  db: DbOrTx,
+  principal: Principal,
+  threadIds: string[],
+): Promise<Map<string, ThreadSummary>> {
   const out = new Map<string, ThreadSummary>();
   if (threadIds.length === 0) return out;
   const end = (name: "first_message" | "last_message") =>
     db
-      .select({ fromAddress: messages.fromAddress, to: messages.to, direction: messages.direction, textBody: messages.textBody, htmlBody: messages.htmlBody })
+      .select({
+        fromAddress: messages.fromAddress,
+        to: messages.to,
+        direction: messages.direction,
+        textBody: messages.textBody,
+        htmlBody: messages.htmlBody,
+      })
       .from(messages)
       .where(eq(messages.threadId, threads.id))
       .orderBy(name === "first_message" ? asc(messages.createdAt) : desc(messages.createdAt))
@@ -94,10 +118,16 @@ export async function threadSummaries(db: DbOrTx, principal: Principal, threadId
     .leftJoinLateral(last, sql`true`)
     .where(and(eq(threads.orgId, principal.orgId), inArray(threads.id, threadIds)));
   for (const r of rows) {
-    const all = [r.firstFrom, ...(r.firstTo ?? []), r.lastFrom, ...(r.lastTo ?? [])].filter((a): a is string => Boolean(a));
+    const all = [r.firstFrom, ...(r.firstTo ?? []), r.lastFrom, ...(r.lastTo ?? [])].filter((a): a is string =>
+      Boolean(a),
+    );
     const last =
       r.lastDirection && r.lastFrom
-        ? { direction: r.lastDirection, from: r.lastFrom, preview: textPreview({ textBody: r.lastText, htmlBody: r.lastHtml }).slice(0, 140) }
+        ? {
+            direction: r.lastDirection,
+            from: r.lastFrom,
+            preview: textPreview({ textBody: r.lastText, htmlBody: r.lastHtml }).slice(0, 140),
+          }
         : null;
     out.set(r.id, { participants: [...new Set(all)], last });
   }

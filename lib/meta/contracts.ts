@@ -32,5 +32,10 @@ export const listMcpTools = defineContract({
   summary: "MCP tool discovery",
   description:
     "Every tool of the hosted MCP server (`POST /mcp`, streamable HTTP, `Authorization: Bearer <API key>`) with its input schema and the scopes it requires. With an API key, each tool also says whether that key may call it (`callable`); the server lists and runs only those.",
-  response: z.object({ object: z.literal("list"), serverPath: z.literal("/mcp"), authenticated: z.boolean(), tools: z.array(mcpToolSchema) }),
+  response: z.object({
+    object: z.literal("list"),
+    serverPath: z.literal("/mcp"),
+    authenticated: z.boolean(),
+    tools: z.array(mcpToolSchema),
+  }),
 });

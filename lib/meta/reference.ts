@@ -85,7 +85,11 @@ function buildReference() {
       const successEntry = Object.entries(op.responses).find(([code]) => code.startsWith("2"));
       const successSchema = successEntry?.[1].content?.["application/json"]?.schema;
       const exampleFromContract = json?.example !== undefined;
-      const requestExample = json ? (exampleFromContract ? json.example : exampleOf(json.schema, { requiredOnly: true })) : undefined;
+      const requestExample = json
+        ? exampleFromContract
+          ? json.example
+          : exampleOf(json.schema, { requiredOnly: true })
+        : undefined;
       const auth = (op.security ?? []).length > 0;
       const view: OperationView = {
         id: op.operationId,
@@ -104,7 +108,13 @@ function buildReference() {
           constraints: constraints(p.schema),
         })),
         request: json ? { fields: fieldRows(json.schema), example: requestExample, exampleFromContract } : null,
-        success: successEntry ? { status: successEntry[0], fields: fieldRows(successSchema), example: successSchema ? exampleOf(successSchema) : undefined } : null,
+        success: successEntry
+          ? {
+              status: successEntry[0],
+              fields: fieldRows(successSchema),
+              example: successSchema ? exampleOf(successSchema) : undefined,
+            }
+          : null,
         errors: Object.entries(op.responses)
           .filter(([code]) => !code.startsWith("2"))
           .map(([status, r]) => ({ status, description: r.description })),
@@ -118,7 +128,12 @@ function buildReference() {
     info: doc.info,
     server,
     auth: doc.components?.securitySchemes?.bearerAuth?.description ?? null,
-    groups: [...groups].map(([tag, operations]) => ({ tag, slug: slug(tag), description: tagDescriptions.get(tag) ?? null, operations })),
+    groups: [...groups].map(([tag, operations]) => ({
+      tag,
+      slug: slug(tag),
+      description: tagDescriptions.get(tag) ?? null,
+      operations,
+    })),
   };
 }
 

@@ -33,7 +33,19 @@ export type Schema = {
 };
 
 /** Formats whose patterns are the format itself (never shown as a regular expression). */
-const FORMATTED = new Set(["uuid", "date-time", "date", "email", "uri", "url", "ipv4", "ipv6", "hostname", "time", "duration"]);
+const FORMATTED = new Set([
+  "uuid",
+  "date-time",
+  "date",
+  "email",
+  "uri",
+  "url",
+  "ipv4",
+  "ipv6",
+  "hostname",
+  "time",
+  "duration",
+]);
 
 /** The non-null alternatives of a schema and whether null is allowed. */
 export function unwrapNullable(schema: Schema): { schema: Schema; nullable: boolean } {
@@ -41,7 +53,10 @@ export function unwrapNullable(schema: Schema): { schema: Schema; nullable: bool
   if (alts) {
     const rest = alts.filter((s) => s.type !== "null");
     if (rest.length < alts.length) {
-      return { schema: rest.length === 1 && rest[0] ? rest[0] : { ...schema, anyOf: rest, oneOf: undefined }, nullable: true };
+      return {
+        schema: rest.length === 1 && rest[0] ? rest[0] : { ...schema, anyOf: rest, oneOf: undefined },
+        nullable: true,
+      };
     }
   }
   if (Array.isArray(schema.type) && schema.type.includes("null")) {
@@ -64,7 +79,8 @@ export function typeLabel(input: Schema, depth = 0): string {
 function baseLabel(s: Schema, depth: number): string {
   if (s.$ref) return refName(s.$ref);
   if (s.const !== undefined) return literal(s.const);
-  if (s.enum) return s.enum.length <= 6 || depth > 0 ? s.enum.map(literal).join(" | ") : `one of ${s.enum.length} values`;
+  if (s.enum)
+    return s.enum.length <= 6 || depth > 0 ? s.enum.map(literal).join(" | ") : `one of ${s.enum.length} values`;
   const alts = s.anyOf ?? s.oneOf;
   if (alts && alts.length > 0) return alts.map((a) => typeLabel(a, depth + 1)).join(" or ");
   if (s.allOf && s.allOf.length > 0) return s.allOf.map((a) => typeLabel(a, depth + 1)).join(" and ");
@@ -72,7 +88,8 @@ function baseLabel(s: Schema, depth: number): string {
   if (type === "array") return s.items ? `array of ${typeLabel(s.items, depth + 1)}` : "array";
   if (type === "object" || (!type && s.properties)) {
     if (s.properties) return "object";
-    if (s.additionalProperties && typeof s.additionalProperties === "object") return `map of string to ${typeLabel(s.additionalProperties, depth + 1)}`;
+    if (s.additionalProperties && typeof s.additionalProperties === "object")
+      return `map of string to ${typeLabel(s.additionalProperties, depth + 1)}`;
     return "object";
   }
   if (type === "string" && s.format) return `string (${s.format})`;
@@ -83,9 +100,13 @@ function baseLabel(s: Schema, depth: number): string {
 export function constraints(input: Schema): string[] {
   const { schema: s } = unwrapNullable(input);
   const out: string[] = [];
-  if (s.minLength !== undefined && s.maxLength !== undefined) out.push(s.minLength === s.maxLength ? `exactly ${s.maxLength} characters` : `${s.minLength}–${s.maxLength} characters`);
+  if (s.minLength !== undefined && s.maxLength !== undefined)
+    out.push(
+      s.minLength === s.maxLength ? `exactly ${s.maxLength} characters` : `${s.minLength}–${s.maxLength} characters`,
+    );
   else if (s.maxLength !== undefined) out.push(`at most ${s.maxLength} characters`);
-  else if (s.minLength !== undefined && s.minLength > 0) out.push(`at least ${s.minLength} character${s.minLength === 1 ? "" : "s"}`);
+  else if (s.minLength !== undefined && s.minLength > 0)
+    out.push(`at least ${s.minLength} character${s.minLength === 1 ? "" : "s"}`);
   if (s.minimum !== undefined && s.maximum !== undefined) out.push(`${s.minimum}–${s.maximum}`);
   else if (s.minimum !== undefined) out.push(`≥ ${s.minimum}`);
   else if (s.maximum !== undefined) out.push(`≤ ${s.maximum}`);
@@ -93,7 +114,8 @@ export function constraints(input: Schema): string[] {
   if (s.exclusiveMaximum !== undefined) out.push(`< ${s.exclusiveMaximum}`);
   if (s.minItems !== undefined && s.maxItems !== undefined) out.push(`${s.minItems}–${s.maxItems} items`);
   else if (s.maxItems !== undefined) out.push(`at most ${s.maxItems} items`);
-  else if (s.minItems !== undefined && s.minItems > 0) out.push(`at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}`);
+  else if (s.minItems !== undefined && s.minItems > 0)
+    out.push(`at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}`);
   if (s.enum && s.enum.length > 6) out.push(`one of: ${s.enum.map(literal).join(", ")}`);
   if (s.pattern && !(s.format && FORMATTED.has(s.format)) && s.pattern.length <= 80) out.push(`matches ${s.pattern}`);
   if (s.default !== undefined) out.push(`default ${literal(s.default)}`);
@@ -150,7 +172,11 @@ const FORMAT_EXAMPLES: Record<string, string> = {
  * An example value for a schema: its own `example`, a default, the first enum value or constant,
  * else a plausible value of its type (for a request, `requiredOnly` keeps to the required fields).
  */
-export function exampleOf(input: Schema | undefined, options: { requiredOnly?: boolean; name?: string } = {}, depth = 0): unknown {
+export function exampleOf(
+  input: Schema | undefined,
+  options: { requiredOnly?: boolean; name?: string } = {},
+  depth = 0,
+): unknown {
   if (!input || depth > 6) return null;
   if (input.example !== undefined) return input.example;
   if (input.examples?.[0] !== undefined) return input.examples[0];

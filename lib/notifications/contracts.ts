@@ -31,7 +31,8 @@ export const updateNotificationPreferences = defineContract({
   access: "account:write",
   tag: "Account",
   summary: "Update notification preferences",
-  description: "`preferences` maps categories to whether email is enabled. At least one known category; unknown categories are rejected.",
+  description:
+    "`preferences` maps categories to whether email is enabled. At least one known category; unknown categories are rejected.",
   body: z.strictObject({
     preferences: categoryFlags.refine((v) => Object.values(v).some((x) => x !== undefined), {
       message: "Give at least one category.",

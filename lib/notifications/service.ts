@@ -11,7 +11,10 @@ export interface NotificationPreferences {
 
 /** Every category, email enabled unless the organization turned it off. */
 export async function getNotificationPreferences(db: DbOrTx, principal: Principal): Promise<NotificationPreferences> {
-  const rows = await db.select().from(notificationPreferences).where(eq(notificationPreferences.orgId, principal.orgId));
+  const rows = await db
+    .select()
+    .from(notificationPreferences)
+    .where(eq(notificationPreferences.orgId, principal.orgId));
   const stored = new Map(rows.map((r) => [r.category, r.emailEnabled]));
   return {
     object: "notification_preferences",

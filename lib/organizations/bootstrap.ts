@@ -18,7 +18,10 @@ export interface BootstrapResult {
  * `admin` API key and returns its secret once. Idempotent per email: a second run reuses the user
  * and their organization (the one named `orgName`, else the first they own) and adds a new key.
  */
-export async function bootstrap(db: Db, input: { email: string; orgName: string; keyName?: string }): Promise<BootstrapResult> {
+export async function bootstrap(
+  db: Db,
+  input: { email: string; orgName: string; keyName?: string },
+): Promise<BootstrapResult> {
   const who = SYSTEM_ACTOR("bootstrap");
   return db.transaction(async (tx) => {
     const user = await findOrCreateUser(tx, input.email);
@@ -28,13 +31,21 @@ export async function bootstrap(db: Db, input: { email: string; orgName: string;
       .innerJoin(organizations, eq(organizations.id, memberships.orgId))
       .where(and(eq(memberships.userId, user.id), eq(memberships.role, "owner")))
       .orderBy(asc(memberships.createdAt));
-    const organization = owned.find((o) => o.name === input.orgName) ?? owned[0] ?? (await createOrganization(tx, { name: input.orgName, ownerUserId: user.id }, who));
+    const organization =
+      owned.find((o) => o.name === input.orgName) ??
+      owned[0] ??
+      (await createOrganization(tx, { name: input.orgName, ownerUserId: user.id }, who));
     const { apiKey, secret } = await insertApiKey(tx, who, {
       orgId: organization.id,
       userId: user.id,
       name: input.keyName ?? "bootstrap",
       scopes: ["admin"],
     });
-    return { secret, apiKey, organization: { id: organization.id, name: organization.name, slug: organization.slug }, user };
+    return {
+      secret,
+      apiKey,
+      organization: { id: organization.id, name: organization.name, slug: organization.slug },
+      user,
+    };
   });
 }

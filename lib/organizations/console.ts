@@ -7,8 +7,23 @@ import { invalidRequest } from "@/lib/core/errors";
 import type { AuditActor } from "@/lib/core/audit";
 import { publicBaseUrl } from "@/lib/env";
 import { sendSystemEmail } from "@/lib/mail/system";
-import { createInvitation, INVITATION_TTL_DAYS, type Invitation, listPendingInvitations, revokeInvitation } from "./invitations";
-import { type Actor, deleteMember, listMembers, type Member, organizationName, requireMembership, requirePermission, setMemberRole } from "./members";
+import {
+  createInvitation,
+  INVITATION_TTL_DAYS,
+  type Invitation,
+  listPendingInvitations,
+  revokeInvitation,
+} from "./invitations";
+import {
+  type Actor,
+  deleteMember,
+  listMembers,
+  type Member,
+  organizationName,
+  requireMembership,
+  requirePermission,
+  setMemberRole,
+} from "./members";
 import { createOrganization, listOrganizationsForUser, type OrganizationSummary } from "./service";
 import type { Role } from "@/db/schema";
 import { announceKeyChange, forgetKeys } from "@/lib/api-keys/cache";
@@ -33,15 +48,28 @@ async function actorIn(db: DbOrTx, orgId: string, caller: ConsoleCaller): Promis
   return { userId: caller.userId, role: await requireMembership(db, orgId, caller.userId), audit: auditOf(caller) };
 }
 
-export async function myOrganizations(db: DbOrTx, caller: ConsoleCaller): Promise<{ organizations: OrganizationSummary[] }> {
+export async function myOrganizations(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+): Promise<{ organizations: OrganizationSummary[] }> {
   return { organizations: await listOrganizationsForUser(db, caller.userId) };
 }
 
-export async function newOrganization(db: DbOrTx, caller: ConsoleCaller, input: { name: string }): Promise<{ organization: OrganizationSummary }> {
-  return db.transaction(async (tx) => ({ organization: await createOrganization(tx, { name: input.name, ownerUserId: caller.userId }, auditOf(caller)) }));
+export async function newOrganization(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  input: { name: string },
+): Promise<{ organization: OrganizationSummary }> {
+  return db.transaction(async (tx) => ({
+    organization: await createOrganization(tx, { name: input.name, ownerUserId: caller.userId }, auditOf(caller)),
+  }));
 }
 
-export async function membersOf(db: DbOrTx, caller: ConsoleCaller, orgId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
+export async function membersOf(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+): Promise<{ members: Member[]; invitations: Invitation[] }> {
   await requireMembership(db, orgId, caller.userId);
   const [members, invitations] = await Promise.all([listMembers(db, orgId), listPendingInvitations(db, orgId)]);
   return { members, invitations };
@@ -51,7 +79,12 @@ export async function membersOf(db: DbOrTx, caller: ConsoleCaller, orgId: string
 export const invitationUrl = (token: string) => `${publicBaseUrl()}/invitations/${token}`;
 
 /** Invites `email` and sends the invitation email (after the invitation commits). */
-export async function inviteMember(db: DbOrTx, caller: ConsoleCaller, orgId: string, input: { email: string; role: Role }): Promise<{ invitation: Invitation }> {
+export async function inviteMember(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  input: { email: string; role: Role },
+): Promise<{ invitation: Invitation }> {
   const actor = await actorIn(db, orgId, caller);
   const { invitation, token } = await createInvitation(db, orgId, actor, input);
   const url = invitationUrl(token);
@@ -66,16 +99,32 @@ export async function inviteMember(db: DbOrTx, caller: ConsoleCaller, orgId: str
   return { invitation };
 }
 
-export async function changeRole(db: DbOrTx, caller: ConsoleCaller, orgId: string, userId: string, role: Role): Promise<{ member: Member }> {
+export async function changeRole(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  userId: string,
+  role: Role,
+): Promise<{ member: Member }> {
   return { member: await setMemberRole(db, orgId, await actorIn(db, orgId, caller), userId, role) };
 }
 
-export async function removeFromOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, userId: string): Promise<{ deleted: true; userId: string }> {
+export async function removeFromOrganization(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  userId: string,
+): Promise<{ deleted: true; userId: string }> {
   await deleteMember(db, orgId, await actorIn(db, orgId, caller), userId);
   return { deleted: true, userId };
 }
 
-export async function withdrawInvitation(db: DbOrTx, caller: ConsoleCaller, orgId: string, invitationId: string): Promise<null> {
+export async function withdrawInvitation(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  invitationId: string,
+): Promise<null> {
   await revokeInvitation(db, orgId, await actorIn(db, orgId, caller), invitationId);
   return null;
 }
@@ -85,11 +134,17 @@ export async function withdrawInvitation(db: DbOrTx, caller: ConsoleCaller, orgI
  * column, in one transaction. Audit rows go with it; the console action writes the deletion to
  * the server log.
  */
-export async function deleteOrganization(db: DbOrTx, caller: ConsoleCaller, orgId: string, confirmName: string): Promise<null> {
+export async function deleteOrganization(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  confirmName: string,
+): Promise<null> {
   const actor = await actorIn(db, orgId, caller);
   requirePermission(actor.role, "organization:delete", "Only an owner can delete the organization.");
   const name = await organizationName(db, orgId);
-  if (confirmName.trim() !== name) throw invalidRequest(`Type the organization's name (${name}) to confirm.`, "confirm");
+  if (confirmName.trim() !== name)
+    throw invalidRequest(`Type the organization's name (${name}) to confirm.`, "confirm");
   await db.transaction(async (tx) => {
     for (const { table, orgId: column } of orgTablesChildrenFirst()) await tx.delete(table).where(eq(column, orgId));
     await tx.delete(organizations).where(eq(organizations.id, orgId));
@@ -104,7 +159,9 @@ let ordered: { table: PgTable; orgId: PgColumn }[] | undefined;
 /** Every table with an `org_id` column, ordered so a table comes before the tables it references. */
 function orgTablesChildrenFirst(): { table: PgTable; orgId: PgColumn }[] {
   if (ordered) return ordered;
-  const tables = (Object.values(schema) as unknown[]).filter((t): t is PgTable => is(t, PgTable) && t !== organizations);
+  const tables = (Object.values(schema) as unknown[]).filter(
+    (t): t is PgTable => is(t, PgTable) && t !== organizations,
+  );
   const withOrg = tables.flatMap((table) => {
     const column = (getTableColumns(table) as Record<string, PgColumn | undefined>).orgId;
     return column ? [{ table, orgId: column }] : [];
@@ -116,7 +173,8 @@ function orgTablesChildrenFirst(): { table: PgTable; orgId: PgColumn }[] {
     path.add(entry.table);
     // Tables that reference this one go first.
     for (const other of withOrg) {
-      if (getTableConfig(other.table).foreignKeys.some((fk) => fk.reference().foreignTable === entry.table)) visit(other, path);
+      if (getTableConfig(other.table).foreignKeys.some((fk) => fk.reference().foreignTable === entry.table))
+        visit(other, path);
     }
     done.add(entry.table);
     out.push(entry);

@@ -52,7 +52,8 @@ export async function createInvitation(
   input: { email: string; role: Role },
 ): Promise<{ invitation: Invitation; token: string }> {
   requirePermission(actor.role, "members:manage", "Only owners and admins can invite members.");
-  if (input.role === "owner" && !can(actor.role, "owners:manage")) throw notPermitted("Only an owner can invite an owner.", "role");
+  if (input.role === "owner" && !can(actor.role, "owners:manage"))
+    throw notPermitted("Only an owner can invite an owner.", "role");
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
     const [existing] = await tx
@@ -65,14 +66,34 @@ export async function createInvitation(
     await tx
       .update(invitations)
       .set({ revokedAt: now })
-      .where(and(eq(invitations.orgId, orgId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+      .where(
+        and(
+          eq(invitations.orgId, orgId),
+          eq(invitations.email, email),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.revokedAt),
+        ),
+      );
     const token = randomBytes(32).toString("base64url");
     const [row] = await tx
       .insert(invitations)
-      .values({ orgId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.userId, expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000) })
+      .values({
+        orgId,
+        email,
+        role: input.role,
+        tokenHash: hashToken(token),
+        invitedBy: actor.userId,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000),
+      })
       .returning();
     if (!row) throw new Error("invitation insert returned nothing");
-    await recordAudit(tx, actor.audit, { orgId, action: "member.invited", resourceType: "invitation", resourceId: row.id, metadata: { email, role: input.role } });
+    await recordAudit(tx, actor.audit, {
+      orgId,
+      action: "member.invited",
+      resourceType: "invitation",
+      resourceId: row.id,
+      metadata: { email, role: input.role },
+    });
     return { invitation: toInvitation(row), token };
   });
 }
@@ -82,7 +103,14 @@ export async function listPendingInvitations(db: DbOrTx, orgId: string): Promise
   const rows = await db
     .select()
     .from(invitations)
-    .where(and(eq(invitations.orgId, orgId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, new Date())))
+    .where(
+      and(
+        eq(invitations.orgId, orgId),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        gt(invitations.expiresAt, new Date()),
+      ),
+    )
     .orderBy(desc(invitations.createdAt));
   return rows.map(toInvitation);
 }
@@ -93,15 +121,31 @@ export async function revokeInvitation(db: DbOrTx, orgId: string, actor: Actor, 
     const [row] = await tx
       .update(invitations)
       .set({ revokedAt: new Date() })
-      .where(and(eq(invitations.id, invitationId), eq(invitations.orgId, orgId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+      .where(
+        and(
+          eq(invitations.id, invitationId),
+          eq(invitations.orgId, orgId),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.revokedAt),
+        ),
+      )
       .returning();
     if (!row) throw notFound("invitation", "invitationId");
-    await recordAudit(tx, actor.audit, { orgId, action: "member.invitation_revoked", resourceType: "invitation", resourceId: row.id, metadata: { email: row.email } });
+    await recordAudit(tx, actor.audit, {
+      orgId,
+      action: "member.invitation_revoked",
+      resourceType: "invitation",
+      resourceId: row.id,
+      metadata: { email: row.email },
+    });
   });
 }
 
 /** What the accept page shows about a token, without consuming it. */
-export async function describeInvitation(db: DbOrTx, token: string): Promise<(Invitation & { organization: string; invitedBy: string | null }) | null> {
+export async function describeInvitation(
+  db: DbOrTx,
+  token: string,
+): Promise<(Invitation & { organization: string; invitedBy: string | null }) | null> {
   const [row] = await db
     .select({ inv: invitations, organization: organizations.name, invitedBy: users.email })
     .from(invitations)
@@ -116,9 +160,17 @@ export async function describeInvitation(db: DbOrTx, token: string): Promise<(In
  * membership (an existing member keeps their role) and marks the address verified. Exactly once
  * under concurrent clicks: the invitation row is locked.
  */
-export async function acceptInvitation(db: DbOrTx, token: string, user: { id: string; email: string }): Promise<{ orgId: string }> {
+export async function acceptInvitation(
+  db: DbOrTx,
+  token: string,
+  user: { id: string; email: string },
+): Promise<{ orgId: string }> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(invitations).where(eq(invitations.tokenHash, hashToken(token))).for("update");
+    const [row] = await tx
+      .select()
+      .from(invitations)
+      .where(eq(invitations.tokenHash, hashToken(token)))
+      .for("update");
     if (!row) throw notFound("invitation", "token");
     const status = statusOf(row);
     if (status === "accepted" && row.acceptedBy === user.id) {
@@ -132,8 +184,17 @@ export async function acceptInvitation(db: DbOrTx, token: string, user: { id: st
     const who = { actor: `user:${user.id}`, ip: null };
     await addMember(tx, row.orgId, user.id, row.role, who);
     await tx.update(invitations).set({ acceptedAt: new Date(), acceptedBy: user.id }).where(eq(invitations.id, row.id));
-    await tx.update(users).set({ emailVerified: new Date() }).where(and(eq(users.id, user.id), isNull(users.emailVerified)));
-    await recordAudit(tx, who, { orgId: row.orgId, action: "member.invitation_accepted", resourceType: "invitation", resourceId: row.id, metadata: { email: row.email, role: row.role } });
+    await tx
+      .update(users)
+      .set({ emailVerified: new Date() })
+      .where(and(eq(users.id, user.id), isNull(users.emailVerified)));
+    await recordAudit(tx, who, {
+      orgId: row.orgId,
+      action: "member.invitation_accepted",
+      resourceType: "invitation",
+      resourceId: row.id,
+      metadata: { email: row.email, role: row.role },
+    });
     return { orgId: row.orgId };
   });
 }
@@ -143,7 +204,14 @@ export async function hasPendingInvitation(db: DbOrTx, email: string): Promise<b
   const rows = await db
     .select({ id: invitations.id })
     .from(invitations)
-    .where(and(eq(invitations.email, normalizeEmail(email)), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, new Date())))
+    .where(
+      and(
+        eq(invitations.email, normalizeEmail(email)),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        gt(invitations.expiresAt, new Date()),
+      ),
+    )
     .limit(1);
   return rows.length > 0;
 }

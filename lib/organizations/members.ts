@@ -14,8 +14,17 @@ export interface Member {
   createdAt: string;
 }
 
-const memberColumns = { userId: users.id, email: users.email, name: users.name, role: memberships.role, createdAt: memberships.createdAt };
-const toMember = (r: { userId: string; email: string; name: string | null; role: Role; createdAt: Date }): Member => ({ ...r, createdAt: r.createdAt.toISOString() });
+const memberColumns = {
+  userId: users.id,
+  email: users.email,
+  name: users.name,
+  role: memberships.role,
+  createdAt: memberships.createdAt,
+};
+const toMember = (r: { userId: string; email: string; name: string | null; role: Role; createdAt: Date }): Member => ({
+  ...r,
+  createdAt: r.createdAt.toISOString(),
+});
 
 /** The acting user: who they are and their role in the organization being changed. */
 export interface Actor {
@@ -59,7 +68,13 @@ async function memberOrThrow(db: DbOrTx, orgId: string, userId: string): Promise
  * Changes a member's role on behalf of `actor`: admins and owners manage members; only an owner
  * grants or takes away `owner`; the last owner cannot be demoted (enforced under a row lock).
  */
-export async function setMemberRole(db: DbOrTx, orgId: string, actor: Actor, userId: string, role: Role): Promise<Member> {
+export async function setMemberRole(
+  db: DbOrTx,
+  orgId: string,
+  actor: Actor,
+  userId: string,
+  role: Role,
+): Promise<Member> {
   requirePermission(actor.role, "members:manage", "Only owners and admins can change roles.");
   return db.transaction(async (tx) => {
     const target = await memberOrThrow(tx, orgId, userId);
@@ -73,7 +88,8 @@ export async function setMemberRole(db: DbOrTx, orgId: string, actor: Actor, use
 
 /** Removes a member on behalf of `actor`; only an owner removes an owner; never the last owner. */
 export async function deleteMember(db: DbOrTx, orgId: string, actor: Actor, userId: string): Promise<void> {
-  if (userId !== actor.userId) requirePermission(actor.role, "members:manage", "Only owners and admins can remove members.");
+  if (userId !== actor.userId)
+    requirePermission(actor.role, "members:manage", "Only owners and admins can remove members.");
   await db.transaction(async (tx) => {
     const target = await memberOrThrow(tx, orgId, userId);
     if (target.role === "owner" && userId !== actor.userId && !can(actor.role, "owners:manage")) {

@@ -8,12 +8,24 @@ import { acceptInvitation as accept } from "./invitations";
 
 /** Operations of a signed-in console user (session access): each service checks the caller's role. */
 
-export const listOrganizations = defineOperation(c.listOrganizations, ({ db, principal }) => orgs.myOrganizations(db, principal));
-export const createOrganization = defineOperation(c.createOrganization, ({ db, principal, body }) => orgs.newOrganization(db, principal, body));
-export const listMembers = defineOperation(c.listMembers, ({ db, principal, params }) => orgs.membersOf(db, principal, params.orgId));
-export const createInvitation = defineOperation(c.createInvitation, ({ db, principal, params, body }) => orgs.inviteMember(db, principal, params.orgId, body));
-export const updateMember = defineOperation(c.updateMember, ({ db, principal, params, body }) => orgs.changeRole(db, principal, params.orgId, params.userId, body.role));
-export const removeMember = defineOperation(c.removeMember, ({ db, principal, params }) => orgs.removeFromOrganization(db, principal, params.orgId, params.userId));
+export const listOrganizations = defineOperation(c.listOrganizations, ({ db, principal }) =>
+  orgs.myOrganizations(db, principal),
+);
+export const createOrganization = defineOperation(c.createOrganization, ({ db, principal, body }) =>
+  orgs.newOrganization(db, principal, body),
+);
+export const listMembers = defineOperation(c.listMembers, ({ db, principal, params }) =>
+  orgs.membersOf(db, principal, params.orgId),
+);
+export const createInvitation = defineOperation(c.createInvitation, ({ db, principal, params, body }) =>
+  orgs.inviteMember(db, principal, params.orgId, body),
+);
+export const updateMember = defineOperation(c.updateMember, ({ db, principal, params, body }) =>
+  orgs.changeRole(db, principal, params.orgId, params.userId, body.role),
+);
+export const removeMember = defineOperation(c.removeMember, ({ db, principal, params }) =>
+  orgs.removeFromOrganization(db, principal, params.orgId, params.userId),
+);
 
 const consoleOnly = { http: false, mcp: false, cli: false } as const;
 
@@ -41,5 +53,8 @@ export const deleteOrganization = defineOperation(
     log.info("organization deleted", { actor: principal.actor, orgId: params.orgId });
     return { deleted: true as const, orgId: params.orgId };
   },
-  { audit: { none: "the organization's audit log is deleted with it; the deletion goes to the server log" }, surfaces: consoleOnly },
+  {
+    audit: { none: "the organization's audit log is deleted with it; the deletion goes to the server log" },
+    surfaces: consoleOnly,
+  },
 );

@@ -8,9 +8,16 @@ import { env } from "@/lib/env";
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** The user with this email, created when missing. */
-export async function findOrCreateUser(tx: DbOrTx, email: string): Promise<{ id: string; email: string; created: boolean }> {
+export async function findOrCreateUser(
+  tx: DbOrTx,
+  email: string,
+): Promise<{ id: string; email: string; created: boolean }> {
   const normalized = normalizeEmail(email);
-  const inserted = await tx.insert(users).values({ email: normalized }).onConflictDoNothing().returning({ id: users.id });
+  const inserted = await tx
+    .insert(users)
+    .values({ email: normalized })
+    .onConflictDoNothing()
+    .returning({ id: users.id });
   if (inserted[0]) return { id: inserted[0].id, email: normalized, created: true };
   const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, normalized));
   if (!existing) throw new Error("user vanished during findOrCreateUser");
@@ -40,7 +47,11 @@ export interface OrganizationSummary {
  * Creates an organization with `ownerUserId` as its owner, and the organization's read-only record
  * of the shared domain. Audited as `organization.created`.
  */
-export async function createOrganization(tx: DbOrTx, input: { name: string; ownerUserId: string }, who: AuditActor): Promise<OrganizationSummary> {
+export async function createOrganization(
+  tx: DbOrTx,
+  input: { name: string; ownerUserId: string },
+  who: AuditActor,
+): Promise<OrganizationSummary> {
   const base = slugify(input.name);
   let org: typeof organizations.$inferSelect | undefined;
   for (let attempt = 0; !org; attempt++) {
@@ -49,7 +60,9 @@ export async function createOrganization(tx: DbOrTx, input: { name: string; owne
     if (attempt > 10) throw new Error("could not allocate an organization slug");
   }
   await tx.insert(memberships).values({ orgId: org.id, userId: input.ownerUserId, role: "owner" });
-  await tx.insert(domains).values({ orgId: org.id, name: env.SHARED_DOMAIN, status: "verified", isShared: true, verifiedAt: org.createdAt });
+  await tx
+    .insert(domains)
+    .values({ orgId: org.id, name: env.SHARED_DOMAIN, status: "verified", isShared: true, verifiedAt: org.createdAt });
   await recordAudit(tx, who, {
     orgId: org.id,
     action: "organization.created",
@@ -103,7 +116,13 @@ export async function roleOf(db: DbOrTx, orgId: string, userId: string): Promise
 export async function addMember(tx: DbOrTx, orgId: string, userId: string, role: Role, who: AuditActor): Promise<void> {
   const added = await tx.insert(memberships).values({ orgId, userId, role }).onConflictDoNothing().returning();
   if (added.length > 0) {
-    await recordAudit(tx, who, { orgId, action: "member.added", resourceType: "user", resourceId: userId, metadata: { role } });
+    await recordAudit(tx, who, {
+      orgId,
+      action: "member.added",
+      resourceType: "user",
+      resourceId: userId,
+      metadata: { role },
+    });
   }
 }
 
@@ -118,7 +137,13 @@ async function lockedOwnerCount(tx: DbOrTx, orgId: string): Promise<number> {
 }
 
 /** Changes a member's role. The last owner cannot be demoted. Run inside a transaction. */
-export async function changeMemberRole(tx: DbOrTx, orgId: string, userId: string, role: Role, who: AuditActor): Promise<void> {
+export async function changeMemberRole(
+  tx: DbOrTx,
+  orgId: string,
+  userId: string,
+  role: Role,
+  who: AuditActor,
+): Promise<void> {
   const current = await roleOf(tx, orgId, userId);
   if (!current) throw notFound("member", "userId");
   if (current === role) {
@@ -128,8 +153,17 @@ export async function changeMemberRole(tx: DbOrTx, orgId: string, userId: string
   if (current === "owner" && (await lockedOwnerCount(tx, orgId)) <= 1) {
     throw notPermitted("The last owner of an organization cannot be demoted; make another member owner first.", "role");
   }
-  await tx.update(memberships).set({ role }).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)));
-  await recordAudit(tx, who, { orgId, action: "member.role_changed", resourceType: "user", resourceId: userId, metadata: { from: current, to: role } });
+  await tx
+    .update(memberships)
+    .set({ role })
+    .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)));
+  await recordAudit(tx, who, {
+    orgId,
+    action: "member.role_changed",
+    resourceType: "user",
+    resourceId: userId,
+    metadata: { from: current, to: role },
+  });
 }
 
 /** Removes a member. The last owner cannot be removed. Run inside a transaction. */
@@ -140,5 +174,11 @@ export async function removeMember(tx: DbOrTx, orgId: string, userId: string, wh
     throw notPermitted("The last owner of an organization cannot be removed.", "userId");
   }
   await tx.delete(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)));
-  await recordAudit(tx, who, { orgId, action: "member.removed", resourceType: "user", resourceId: userId, metadata: { role: current } });
+  await recordAudit(tx, who, {
+    orgId,
+    action: "member.removed",
+    resourceType: "user",
+    resourceId: userId,
+    metadata: { role: current },
+  });
 }

@@ -19,7 +19,8 @@ const MAX_ATTEMPTS = 10;
  * the Next.js bundles load this module separately): the relay never takes one of its own process's
  * running handoffs over, however long the transport takes past the lease.
  */
-const performing: Set<string> = ((globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming ??= new Set<string>());
+const performing: Set<string> = ((globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming ??=
+  new Set<string>());
 const POLL_MS = 5_000;
 
 /**
@@ -27,7 +28,12 @@ const POLL_MS = 5_000;
  * the lease `token` and returns what the handler returned. A throwing handler is retried later with
  * backoff (undefined is returned).
  */
-export async function performOutbox(db: Db, row: OutboxRow, token: string, handler: OutboxHandler | undefined = OUTBOX_HANDLERS[row.kind]): Promise<unknown> {
+export async function performOutbox(
+  db: Db,
+  row: OutboxRow,
+  token: string,
+  handler: OutboxHandler | undefined = OUTBOX_HANDLERS[row.kind],
+): Promise<unknown> {
   performing.add(row.id);
   try {
     if (!handler) throw new Error(`no outbox handler for ${row.kind}`);
@@ -39,7 +45,11 @@ export async function performOutbox(db: Db, row: OutboxRow, token: string, handl
     const retryAt = new Date(Date.now() + Math.min(600_000, 1000 * 2 ** attempts));
     await db
       .update(outbox)
-      .set(attempts >= MAX_ATTEMPTS ? { status: "failed", lastError: reason, leaseUntil: null, doneAt: sql`now()` } : { lastError: reason, leaseUntil: retryAt, attempts })
+      .set(
+        attempts >= MAX_ATTEMPTS
+          ? { status: "failed", lastError: reason, leaseUntil: null, doneAt: sql`now()` }
+          : { lastError: reason, leaseUntil: retryAt, attempts },
+      )
       .where(and(eq(outbox.id, row.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
   } finally {
     performing.delete(row.id);
@@ -50,13 +60,24 @@ export async function performOutbox(db: Db, row: OutboxRow, token: string, handl
  * Claims up to `limit` pending entries whose lease expired (all pending entries with
  * `ignoreLeases`: the embedded database at start, where no other process can hold one).
  */
-export async function claimOutbox(db: Db, limit: number, opts: { ignoreLeases?: boolean; ids?: string[] } = {}): Promise<{ row: OutboxRow; token: string }[]> {
+export async function claimOutbox(
+  db: Db,
+  limit: number,
+  opts: { ignoreLeases?: boolean; ids?: string[] } = {},
+): Promise<{ row: OutboxRow; token: string }[]> {
   return db.transaction(async (tx) => {
     const due = opts.ignoreLeases ? undefined : or(isNull(outbox.leaseUntil), lt(outbox.leaseUntil, sql`now()`));
     const picked = await tx
       .select({ id: outbox.id })
       .from(outbox)
-      .where(and(eq(outbox.status, "pending"), due, opts.ids ? inArray(outbox.id, opts.ids) : undefined, performing.size > 0 ? notInArray(outbox.id, [...performing]) : undefined))
+      .where(
+        and(
+          eq(outbox.status, "pending"),
+          due,
+          opts.ids ? inArray(outbox.id, opts.ids) : undefined,
+          performing.size > 0 ? notInArray(outbox.id, [...performing]) : undefined,
+        ),
+      )
       .orderBy(asc(outbox.createdAt))
       .limit(limit)
       .for("update", { skipLocked: true });

@@ -27,7 +27,11 @@ export const newLeaseToken = () => randomBytes(12).toString("base64url");
  * the caller performs it right after its commit and no relay takes it over unless the caller's
  * process dies (the lease expires). Without a token the entry is left for the relay.
  */
-export async function enqueueOutbox(tx: DbOrTx, entry: OutboxEntry, leaseToken: string | null = null): Promise<OutboxRow> {
+export async function enqueueOutbox(
+  tx: DbOrTx,
+  entry: OutboxEntry,
+  leaseToken: string | null = null,
+): Promise<OutboxRow> {
   const [row] = await tx
     .insert(outbox)
     .values({
@@ -45,7 +49,12 @@ export async function enqueueOutbox(tx: DbOrTx, entry: OutboxEntry, leaseToken: 
 }
 
 /** Marks an entry finished; only the lease holder may (a taken-over entry is not finished twice). */
-export async function finishOutbox(tx: DbOrTx, id: string, token: string, outcome: { status: "done" | "failed"; error?: string | null }): Promise<boolean> {
+export async function finishOutbox(
+  tx: DbOrTx,
+  id: string,
+  token: string,
+  outcome: { status: "done" | "failed"; error?: string | null },
+): Promise<boolean> {
   const done = await tx
     .update(outbox)
     .set({ status: outcome.status, lastError: outcome.error ?? null, doneAt: sql`now()`, leaseUntil: null })

@@ -49,7 +49,13 @@ export async function hit(db: DbOrTx, key: string, rule: Rule): Promise<Verdict>
   const hits = row?.hits ?? 1;
   // reset_at is stored to the millisecond (rounded), so the ceiling can exceed the window by one.
   const resetSeconds = Math.min(rule.windowSeconds, Math.max(1, Number(row?.resetSeconds ?? rule.windowSeconds)));
-  return { allowed: hits <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - hits), hits, resetSeconds };
+  return {
+    allowed: hits <= rule.limit,
+    limit: rule.limit,
+    remaining: Math.max(0, rule.limit - hits),
+    hits,
+    resetSeconds,
+  };
 }
 
 export interface Grant {
@@ -71,7 +77,12 @@ export async function take(db: DbOrTx, key: string, rule: Rule, want: number): P
   const k = hashKey(key);
   const n = Math.max(1, Math.floor(want));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const [row] = rowsOf<{ hits: number | string; old_hits: number | string; expired: boolean; reset_seconds: number | string }>(
+    const [row] = rowsOf<{
+      hits: number | string;
+      old_hits: number | string;
+      expired: boolean;
+      reset_seconds: number | string;
+    }>(
       await db.execute(sql`
         update ${rateLimits} as r set
           hits = case when p.expired then least(${n}::int, ${rule.limit}::int) when p.old_hits >= ${rule.limit}::int then p.old_hits + 1 else least(p.old_hits + ${n}::int, ${rule.limit}::int) end,
@@ -123,7 +134,8 @@ export async function purgeExpiredRateLimits(db: DbOrTx): Promise<number> {
 export function clientSubject(ip: string | null): string | null {
   if (!ip || !ipaddr.isValid(ip)) return null;
   let addr = ipaddr.parse(ip);
-  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
   if (addr.kind() === "ipv4") return addr.toString();
   const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
   return `${parts.map((p) => p.toString(16)).join(":")}::/64`;

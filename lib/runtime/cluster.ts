@@ -46,7 +46,11 @@ export function runClusterPrimary(processes: number, workerEnv: Record<string, s
         if (stopping) {
           if (live.size === 0) resolve(exitCode);
         } else if (!ready.has(worker)) {
-          log.error("a worker exited before it was ready; stopping the cluster", { pid: worker.process.pid, code, signal });
+          log.error("a worker exited before it was ready; stopping the cluster", {
+            pid: worker.process.pid,
+            code,
+            signal,
+          });
           exitCode = code || 1;
           stop("worker failed to start");
         } else {

@@ -13,7 +13,8 @@ export const COMMANDS = {
       org: z.string().trim().min(1).max(120),
       keyName: z.string().trim().min(1).max(120).optional(),
     }),
-    run: (db: Db, a: { email: string; org: string; keyName?: string }) => bootstrap(db, { email: a.email, orgName: a.org, keyName: a.keyName }),
+    run: (db: Db, a: { email: string; org: string; keyName?: string }) =>
+      bootstrap(db, { email: a.email, orgName: a.org, keyName: a.keyName }),
   },
 } as const;
 

@@ -53,7 +53,12 @@ export async function startControlServer(dataDir: string): Promise<net.Server> {
 }
 
 /** Sends one command to the server owning `dataDir` and returns its result. */
-export function sendControlCommand(dataDir: string, command: string, args: unknown, timeoutMs = 30_000): Promise<unknown> {
+export function sendControlCommand(
+  dataDir: string,
+  command: string,
+  args: unknown,
+  timeoutMs = 30_000,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const conn = net.connect(controlSocketPath(dataDir));
     let buffer = "";

@@ -12,7 +12,9 @@ import { MAX_SUBJECT_CHARS } from "./render/subject";
 const tag = "Templates";
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-const slug = z.string().regex(SLUG, "Use 1 to 64 lowercase letters, digits and hyphens, starting and ending with a letter or digit.");
+const slug = z
+  .string()
+  .regex(SLUG, "Use 1 to 64 lowercase letters, digits and hyphens, starting and ending with a letter or digit.");
 const name = z.string().trim().min(1).max(120);
 const notes = z.string().max(2000);
 
@@ -21,7 +23,9 @@ export const templateSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   slug: z.string(),
-  status: z.enum(["active", "archived"]).describe("`archived` templates keep their versions readable; sending one needs an explicit `version`."),
+  status: z
+    .enum(["active", "archived"])
+    .describe("`archived` templates keep their versions readable; sending one needs an explicit `version`."),
   currentVersion: z.number().int().describe("The version a send uses when it names none."),
   latestVersion: z.number().int().describe("The highest published version."),
   createdAt: isoDate,
@@ -32,7 +36,9 @@ export const templateSchema = z.object({
 const variableSchemaDoc = z
   .record(z.string(), z.unknown())
   .nullable()
-  .describe("The version's variable schema, a JSON Schema subset: `type: \"object\"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object.");
+  .describe(
+    'The version\'s variable schema, a JSON Schema subset: `type: "object"` with `properties` (each `type`, `enum`, `maxLength`, `format` `email`/`uri`, `default`, `items`, `maxItems`, nested `properties`), `required`, `additionalProperties`. Null: any JSON object.',
+  );
 
 export const templateVersionSchema = z.object({
   object: z.literal("template_version"),
@@ -46,28 +52,49 @@ export const templateVersionSchema = z.object({
 });
 
 /** The versions list's items (spec: `{version, variables, createdAt, subject, notes}`). */
-const versionSummarySchema = z.object({ version: z.number().int(), variables: variableSchemaDoc, createdAt: isoDate, subject: z.string().nullable(), notes: z.string().nullable() });
+const versionSummarySchema = z.object({
+  version: z.number().int(),
+  variables: variableSchemaDoc,
+  createdAt: isoDate,
+  subject: z.string().nullable(),
+  notes: z.string().nullable(),
+});
 
 /** react-email source, as templates and a send's `react` take it. */
 export const templateSourceSchema = z
   .string()
   .min(1)
   .max(MAX_SOURCE_CHARS)
-  .describe("react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only.");
+  .describe(
+    "react-email TSX whose default export is the email component. Imports: `react` and `@react-email/components` only.",
+  );
 
 const versionInput = {
   source: templateSourceSchema,
-  subject: z.string().min(1).max(MAX_SUBJECT_CHARS).optional().describe("Subject template, e.g. `Your order {{ order.id }}`."),
-  variables: z.record(z.string(), z.unknown()).nullable().optional().describe("Variable schema (see `variables` on TemplateVersion)."),
+  subject: z
+    .string()
+    .min(1)
+    .max(MAX_SUBJECT_CHARS)
+    .optional()
+    .describe("Subject template, e.g. `Your order {{ order.id }}`."),
+  variables: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .describe("Variable schema (see `variables` on TemplateVersion)."),
   notes: notes.optional(),
 };
 
-const EXAMPLE_SOURCE = 'import { Html, Text } from "@react-email/components";\nexport default function Welcome({ name }) {\n  return <Html><Text>Hello {name}</Text></Html>;\n}';
+const EXAMPLE_SOURCE =
+  'import { Html, Text } from "@react-email/components";\nexport default function Welcome({ name }) {\n  return <Html><Text>Hello {name}</Text></Html>;\n}';
 const EXAMPLE_VARIABLES = { type: "object", properties: { name: { type: "string", maxLength: 80, default: "there" } } };
 
 export const idOrSlugParam = z.string().min(1).max(100);
 const params = z.strictObject({ idOrSlug: idOrSlugParam });
-const versionParams = z.strictObject({ idOrSlug: idOrSlugParam, version: z.coerce.number().int().min(1).max(2_147_483_647) });
+const versionParams = z.strictObject({
+  idOrSlug: idOrSlugParam,
+  version: z.coerce.number().int().min(1).max(2_147_483_647),
+});
 const one = z.object({ template: templateSchema });
 
 export const listTemplates = defineContract({
@@ -92,7 +119,14 @@ export const createTemplate = defineContract({
   description:
     "Creates a template and publishes its version 1, which becomes current. The source is compiled (imports limited to `react` and `@react-email/components`), the variable schema and the subject template are checked; any problem is a 400 naming the field. `slug` defaults to one made from the name; it is unique in the organization (409).",
   body: z.strictObject({ name, slug: slug.optional(), ...versionInput }),
-  example: { name: "Welcome", slug: "welcome", source: EXAMPLE_SOURCE, subject: "Welcome, {{ name }}", variables: EXAMPLE_VARIABLES, notes: "First version" },
+  example: {
+    name: "Welcome",
+    slug: "welcome",
+    source: EXAMPLE_SOURCE,
+    subject: "Welcome, {{ name }}",
+    variables: EXAMPLE_VARIABLES,
+    notes: "First version",
+  },
   errors: ["conflict"],
   response: z.object({ template: templateSchema, version: templateVersionSchema }),
 });
@@ -119,7 +153,12 @@ export const updateTemplate = defineContract({
   description:
     "Renames it, changes its slug (409 when taken), re-points `currentVersion` to any published version (roll forward or back), or archives (`archived: true`) and restores (`archived: false`) it. Versions themselves never change.",
   params,
-  body: z.strictObject({ name: name.optional(), slug: slug.optional(), currentVersion: z.number().int().min(1).optional(), archived: z.boolean().optional() }),
+  body: z.strictObject({
+    name: name.optional(),
+    slug: slug.optional(),
+    currentVersion: z.number().int().min(1).optional(),
+    archived: z.boolean().optional(),
+  }),
   example: { currentVersion: 1 },
   errors: ["conflict"],
   response: one,
@@ -132,7 +171,8 @@ export const deleteTemplate = defineContract({
   access: "templates:write",
   tag,
   summary: "Archive a template",
-  description: "Archives the template: its versions stay readable (and sendable with an explicit `version`); it is never erased while messages may refer to it.",
+  description:
+    "Archives the template: its versions stay readable (and sendable with an explicit `version`); it is never erased while messages may refer to it.",
   params,
   response: one,
 });
@@ -160,7 +200,12 @@ export const publishTemplateVersion = defineContract({
     "Publishes the next version (the per-template sequence: 2, 3, …; concurrent publishes never share a number). It becomes current unless `makeCurrent` is false (publish now, roll forward later with PATCH). Publishing to an archived template is refused (409).",
   params,
   body: z.strictObject({ ...versionInput, makeCurrent: z.boolean().default(true) }),
-  example: { source: EXAMPLE_SOURCE, subject: "Welcome aboard, {{ name }}", variables: EXAMPLE_VARIABLES, notes: "Friendlier subject" },
+  example: {
+    source: EXAMPLE_SOURCE,
+    subject: "Welcome aboard, {{ name }}",
+    variables: EXAMPLE_VARIABLES,
+    notes: "Friendlier subject",
+  },
   errors: ["conflict"],
   response: z.object({ template: templateSchema, version: templateVersionSchema }),
 });
@@ -197,5 +242,11 @@ export const renderTemplate = defineContract({
   }),
   example: { variables: { name: "Ada" } },
   idempotent: false,
-  response: z.object({ templateId: z.uuid(), version: z.number().int(), subject: z.string().nullable(), html: z.string(), text: z.string().nullable() }),
+  response: z.object({
+    templateId: z.uuid(),
+    version: z.number().int(),
+    subject: z.string().nullable(),
+    html: z.string(),
+    text: z.string().nullable(),
+  }),
 });

@@ -3,9 +3,21 @@ import { templates, templateVersions } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
 import { ApiError } from "@/lib/core/errors";
-import { checkVersion, slugify, toTemplate, toVersion, type VersionInput, type VersionRow, versionValues } from "./template";
+import {
+  checkVersion,
+  slugify,
+  toTemplate,
+  toVersion,
+  type VersionInput,
+  type VersionRow,
+  versionValues,
+} from "./template";
 
-export async function createTemplate(db: DbOrTx, principal: Principal, input: VersionInput & { name: string; slug?: string }) {
+export async function createTemplate(
+  db: DbOrTx,
+  principal: Principal,
+  input: VersionInput & { name: string; slug?: string },
+) {
   const { variables } = await checkVersion(input);
   const explicit = input.slug !== undefined;
   const base = input.slug ?? slugify(input.name);
@@ -20,8 +32,17 @@ export async function createTemplate(db: DbOrTx, principal: Principal, input: Ve
           .onConflictDoNothing()
           .returning();
         if (!row) throw new ApiError("conflict", `A template with the slug "${slug}" already exists.`, "slug");
-        const [version] = await tx.insert(templateVersions).values(versionValues(row, 1, input, variables)).returning();
-        await recordAudit(tx, principal, { orgId: principal.orgId, action: "template.created", resourceType: "template", resourceId: row.id, metadata: { slug, version: 1 } });
+        const [version] = await tx
+          .insert(templateVersions)
+          .values(versionValues(row, 1, input, variables))
+          .returning();
+        await recordAudit(tx, principal, {
+          orgId: principal.orgId,
+          action: "template.created",
+          resourceType: "template",
+          resourceId: row.id,
+          metadata: { slug, version: 1 },
+        });
         return { template: toTemplate(row), version: toVersion(version as VersionRow) };
       });
     } catch (err) {

@@ -5,9 +5,16 @@ import type { Principal } from "@/lib/auth/principal";
 import { decodeCursor, keysetBefore, toPage } from "@/lib/core/pagination";
 import { findTemplate, findVersion, toTemplate, toVersion } from "./template";
 
-export async function listTemplates(db: DbOrTx, principal: Principal, query: { limit: number; cursor?: string; status?: "active" | "archived" }) {
+export async function listTemplates(
+  db: DbOrTx,
+  principal: Principal,
+  query: { limit: number; cursor?: string; status?: "active" | "archived" },
+) {
   const after = decodeCursor(query.cursor);
-  const conditions: (SQL | undefined)[] = [eq(templates.orgId, principal.orgId), keysetBefore(templates.createdAt, templates.id, after)];
+  const conditions: (SQL | undefined)[] = [
+    eq(templates.orgId, principal.orgId),
+    keysetBefore(templates.createdAt, templates.id, after),
+  ];
   if (query.status) conditions.push(eq(templates.status, query.status));
   const rows = await db
     .select()
@@ -27,11 +34,20 @@ export async function getTemplate(db: DbOrTx, principal: Principal, idOrSlug: st
 export async function listTemplateVersions(db: DbOrTx, principal: Principal, idOrSlug: string) {
   const row = await findTemplate(db, principal.orgId, idOrSlug);
   const rows = await db
-    .select({ version: templateVersions.version, variables: templateVersions.variables, createdAt: templateVersions.createdAt, subject: templateVersions.subject, notes: templateVersions.notes })
+    .select({
+      version: templateVersions.version,
+      variables: templateVersions.variables,
+      createdAt: templateVersions.createdAt,
+      subject: templateVersions.subject,
+      notes: templateVersions.notes,
+    })
     .from(templateVersions)
     .where(eq(templateVersions.templateId, row.id))
     .orderBy(desc(templateVersions.version));
-  return { templateId: row.id, versions: rows.map((v) => ({ ...v, variables: (v.variables ?? null), createdAt: v.createdAt.toISOString() })) };
+  return {
+    templateId: row.id,
+    versions: rows.map((v) => ({ ...v, variables: v.variables ?? null, createdAt: v.createdAt.toISOString() })),
+  };
 }
 
 export async function getTemplateVersion(db: DbOrTx, principal: Principal, idOrSlug: string, version: number) {

@@ -62,7 +62,13 @@ interface DraftInput {
  * subject template, compile) and the same sandbox as a send. Errors name `draft.source`,
  * `draft.subject`, `draft.variables…` or the preview's own `variables.name`.
  */
-async function renderDraft(db: DbOrTx, orgId: string, idOrSlug: string, draft: DraftInput, input: { variables?: Record<string, unknown>; subject?: string }): Promise<RenderedTemplate> {
+async function renderDraft(
+  db: DbOrTx,
+  orgId: string,
+  idOrSlug: string,
+  draft: DraftInput,
+  input: { variables?: Record<string, unknown>; subject?: string },
+): Promise<RenderedTemplate> {
   const row = await findTemplate(db, orgId, idOrSlug);
   let schema: RootVariableSchema | null;
   let props: Record<string, unknown>;

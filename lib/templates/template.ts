@@ -42,7 +42,8 @@ export function toVersion(row: VersionRow) {
 
 /** A renderer problem the caller caused is a 400 naming the field; anything else stays a bug (500). */
 export function templateFailure(err: unknown, param?: string | null): never {
-  if (err instanceof TemplateError && err.isClientError) throw invalidRequest(err.message, param === undefined ? err.param : param);
+  if (err instanceof TemplateError && err.isClientError)
+    throw invalidRequest(err.message, param === undefined ? err.param : param);
   throw err;
 }
 
@@ -60,15 +61,28 @@ export function slugify(name: string): string {
 }
 
 /** The organization's template by id or slug (404 `idOrSlug` otherwise); `lock` takes its row lock. */
-export async function findTemplate(db: DbOrTx, orgId: string, idOrSlug: string, opts: { lock?: boolean; param?: string } = {}): Promise<TemplateRow> {
-  const where = and(eq(templates.orgId, orgId), isUuid(idOrSlug) ? eq(templates.id, idOrSlug.toLowerCase()) : eq(templates.slug, idOrSlug));
+export async function findTemplate(
+  db: DbOrTx,
+  orgId: string,
+  idOrSlug: string,
+  opts: { lock?: boolean; param?: string } = {},
+): Promise<TemplateRow> {
+  const where = and(
+    eq(templates.orgId, orgId),
+    isUuid(idOrSlug) ? eq(templates.id, idOrSlug.toLowerCase()) : eq(templates.slug, idOrSlug),
+  );
   const q = db.select().from(templates).where(where).limit(1);
   const [row] = opts.lock ? await q.for("update") : await q;
   if (!row) throw notFound("template", opts.param ?? "idOrSlug");
   return row;
 }
 
-export async function findVersion(db: DbOrTx, template: TemplateRow, version: number, param: string): Promise<VersionRow> {
+export async function findVersion(
+  db: DbOrTx,
+  template: TemplateRow,
+  version: number,
+  param: string,
+): Promise<VersionRow> {
   const [row] = await db
     .select()
     .from(templateVersions)
@@ -98,7 +112,12 @@ export async function checkVersion(input: VersionInput): Promise<{ variables: Ro
   }
 }
 
-export const versionValues = (template: TemplateRow, version: number, input: VersionInput, variables: RootVariableSchema | null) => ({
+export const versionValues = (
+  template: TemplateRow,
+  version: number,
+  input: VersionInput,
+  variables: RootVariableSchema | null,
+) => ({
   templateId: template.id,
   orgId: template.orgId,
   version,

@@ -25,7 +25,10 @@ export function signingInput(artifact: object): Buffer {
   return Buffer.from(jcs(rest), "utf8");
 }
 
-export function signArtifactWith<T extends Record<string, unknown>>(signer: { kid: string; privateKey: KeyObject }, fields: T): Signed<T> {
+export function signArtifactWith<T extends Record<string, unknown>>(
+  signer: { kid: string; privateKey: KeyObject },
+  fields: T,
+): Signed<T> {
   for (const k of ["alg", "kid", "signature"]) if (k in fields) throw new Error(`artifact field ${k} is reserved`);
   const unsigned = { ...fields, alg: "EdDSA" as const, kid: signer.kid };
   const signature = sign(null, signingInput(unsigned), signer.privateKey).toString("base64url");
@@ -38,11 +41,13 @@ export type ArtifactCheck =
 
 /** Checks an artifact's signature against a set of JWKS keys (by `kid`). */
 export function verifyArtifact(artifact: unknown, keys: JwksKey[] | Jwks): ArtifactCheck {
-  if (!artifact || typeof artifact !== "object" || Array.isArray(artifact)) return { valid: false, kid: null, reason: "malformed" };
+  if (!artifact || typeof artifact !== "object" || Array.isArray(artifact))
+    return { valid: false, kid: null, reason: "malformed" };
   const a = artifact as Record<string, unknown>;
   const kid = typeof a.kid === "string" ? a.kid : null;
   if (a.signature === null || a.alg === null) return { valid: false, kid, reason: "unsigned" };
-  if (a.alg !== "EdDSA" || !kid || typeof a.signature !== "string" || !/^[A-Za-z0-9_-]{86}$/.test(a.signature)) return { valid: false, kid, reason: "malformed" };
+  if (a.alg !== "EdDSA" || !kid || typeof a.signature !== "string" || !/^[A-Za-z0-9_-]{86}$/.test(a.signature))
+    return { valid: false, kid, reason: "malformed" };
   const key = (Array.isArray(keys) ? keys : keys.keys).find((k) => k.kid === kid);
   if (!key) return { valid: false, kid, reason: "unknown_key" };
   let input: Buffer;
@@ -53,5 +58,7 @@ export function verifyArtifact(artifact: unknown, keys: JwksKey[] | Jwks): Artif
   } catch {
     return { valid: false, kid, reason: "malformed" };
   }
-  return verify(null, input, publicKey, Buffer.from(a.signature, "base64url")) ? { valid: true, kid } : { valid: false, kid, reason: "bad_signature" };
+  return verify(null, input, publicKey, Buffer.from(a.signature, "base64url"))
+    ? { valid: true, kid }
+    : { valid: false, kid, reason: "bad_signature" };
 }

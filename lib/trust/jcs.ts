@@ -29,11 +29,14 @@ export function jsonSafe<T>(value: T): T {
 function clean(v: unknown): unknown {
   if (typeof v === "string") return cleanString(v);
   if (Array.isArray(v)) return v.map(clean);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [cleanString(k), clean(x)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [cleanString(k), clean(x)]));
   return v;
 }
 
 function cleanString(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/\u0000/g, "\uFFFD").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return s
+    .replace(/\u0000/g, "\uFFFD")
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }

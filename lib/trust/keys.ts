@@ -71,9 +71,16 @@ const signers = new Map<string, Signer>();
 export async function signerFor(db: DbOrTx, row: SigningKeyRow): Promise<Signer> {
   const cached = signers.get(row.kid);
   if (cached) return cached;
-  const jwk = JSON.parse((await openSecret(db, row.privateKeyEnc, sealContext(row.kid))).toString("utf8")) as GeneratedKey["privateJwk"];
-  if (jwk.x !== row.publicJwk.x) throw new Error(`signing key ${row.kid}: sealed private key does not match the public key`);
-  const signer = { kid: row.kid, publicJwk: row.publicJwk, privateKey: createPrivateKey({ key: { ...jwk }, format: "jwk" }) };
+  const jwk = JSON.parse(
+    (await openSecret(db, row.privateKeyEnc, sealContext(row.kid))).toString("utf8"),
+  ) as GeneratedKey["privateJwk"];
+  if (jwk.x !== row.publicJwk.x)
+    throw new Error(`signing key ${row.kid}: sealed private key does not match the public key`);
+  const signer = {
+    kid: row.kid,
+    publicJwk: row.publicJwk,
+    privateKey: createPrivateKey({ key: { ...jwk }, format: "jwk" }),
+  };
   signers.set(row.kid, signer);
   return signer;
 }
@@ -81,7 +88,13 @@ export async function signerFor(db: DbOrTx, row: SigningKeyRow): Promise<Signer>
 /** The service's own artifact-signing key (manifests, deletion certificates), made on first use. */
 export async function serviceSigner(db: DbOrTx): Promise<Signer> {
   const find = async () =>
-    (await db.select().from(signingKeys).where(and(eq(signingKeys.purpose, "service"), eq(signingKeys.status, "active"))).limit(1))[0];
+    (
+      await db
+        .select()
+        .from(signingKeys)
+        .where(and(eq(signingKeys.purpose, "service"), eq(signingKeys.status, "active")))
+        .limit(1)
+    )[0];
   const row = (await find()) ?? (await insertSigningKey(db, { purpose: "service" })) ?? (await find());
   if (!row) throw new Error("service signing key missing after insert");
   return signerFor(db, row);
@@ -93,9 +106,14 @@ export async function findSigningKey(db: DbOrTx, kid: string): Promise<SigningKe
 }
 
 /** Public keys of the given statuses (default: active), service key first. */
-export async function listSigningKeys(db: DbOrTx, statuses: SigningKeyRow["status"][] = ["active"]): Promise<SigningKeyRow[]> {
+export async function listSigningKeys(
+  db: DbOrTx,
+  statuses: SigningKeyRow["status"][] = ["active"],
+): Promise<SigningKeyRow[]> {
   const rows = await db.select().from(signingKeys).where(inArray(signingKeys.status, statuses));
-  return rows.sort((a, b) => (a.purpose === b.purpose ? a.createdAt.getTime() - b.createdAt.getTime() : a.purpose === "service" ? -1 : 1));
+  return rows.sort((a, b) =>
+    a.purpose === b.purpose ? a.createdAt.getTime() - b.createdAt.getTime() : a.purpose === "service" ? -1 : 1,
+  );
 }
 
 /** Signs an artifact with the service's artifact-signing key. */

@@ -36,7 +36,8 @@ export interface Kek {
   key: Buffer;
 }
 
-export const kekId = (key: Buffer): string => createHash("sha256").update("svc-kek").update(key).digest("hex").slice(0, 16);
+export const kekId = (key: Buffer): string =>
+  createHash("sha256").update("svc-kek").update(key).digest("hex").slice(0, 16);
 const kek = (key: Buffer): Kek => ({ id: kekId(key), key });
 
 export class SecretError extends Error {}
@@ -49,10 +50,14 @@ interface Keyring {
 let cached: Keyring | undefined;
 
 async function storedKek(db: DbOrTx, create: boolean): Promise<Buffer | null> {
-  const read = async () => (await db.select({ value: systemSettings.value }).from(systemSettings).where(eq(systemSettings.key, SETTING)))[0];
+  const read = async () =>
+    (await db.select({ value: systemSettings.value }).from(systemSettings).where(eq(systemSettings.key, SETTING)))[0];
   let row = await read();
   if (!row && create) {
-    await db.insert(systemSettings).values({ key: SETTING, value: randomBytes(32).toString("hex") }).onConflictDoNothing();
+    await db
+      .insert(systemSettings)
+      .values({ key: SETTING, value: randomBytes(32).toString("hex") })
+      .onConflictDoNothing();
     row = await read();
   }
   return typeof row?.value === "string" ? Buffer.from(row.value, "hex") : null;
@@ -118,14 +123,21 @@ export function sealWith(k: Kek, plaintext: string | Buffer, context: string): s
 function parse(sealed: string): { kekId: string; wrapped: Buffer; payload: Buffer } {
   const parts = sealed.split(".");
   if (parts.length !== 4 || parts[0] !== "v1") throw new SecretError("not a sealed value (v1)");
-  return { kekId: parts[1] ?? "", wrapped: Buffer.from(parts[2] ?? "", "base64url"), payload: Buffer.from(parts[3] ?? "", "base64url") };
+  return {
+    kekId: parts[1] ?? "",
+    wrapped: Buffer.from(parts[2] ?? "", "base64url"),
+    payload: Buffer.from(parts[3] ?? "", "base64url"),
+  };
 }
 
 /** Opens a sealed value with whichever known KEK it names. */
 export function openWith(byId: Map<string, Kek>, sealed: string, context: string): Buffer {
   const p = parse(sealed);
   const k = byId.get(p.kekId);
-  if (!k) throw new SecretError(`sealed under key-encryption key ${p.kekId}, which this deployment does not have (SECRETS_KEY / SECRETS_KEY_PREVIOUS)`);
+  if (!k)
+    throw new SecretError(
+      `sealed under key-encryption key ${p.kekId}, which this deployment does not have (SECRETS_KEY / SECRETS_KEY_PREVIOUS)`,
+    );
   const dataKey = decrypt(k.key, p.wrapped, wrapAad(k.id, context));
   try {
     return decrypt(dataKey, p.payload, context);
@@ -157,7 +169,12 @@ export async function rewrapSecret(db: DbOrTx, sealed: string, context: string):
   if (!k) throw new SecretError(`sealed under key-encryption key ${p.kekId}, which this deployment does not have`);
   const dataKey = decrypt(k.key, p.wrapped, wrapAad(k.id, context));
   try {
-    return ["v1", active.id, encrypt(active.key, dataKey, wrapAad(active.id, context)).toString("base64url"), parts(sealed)[3]].join(".");
+    return [
+      "v1",
+      active.id,
+      encrypt(active.key, dataKey, wrapAad(active.id, context)).toString("base64url"),
+      parts(sealed)[3],
+    ].join(".");
   } finally {
     dataKey.fill(0);
   }

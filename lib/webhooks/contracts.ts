@@ -66,7 +66,15 @@ const one = z.object({ webhook: webhookSchema });
 const withSecret = z.object({ webhook: webhookSchema, secret: z.string() });
 const tag = "Webhooks";
 
-export const listWebhooks = defineContract({ id: "listWebhooks", method: "GET", path: "/v1/webhooks", access: "webhooks:read", tag, summary: "List webhooks", response: z.object({ webhooks: z.array(webhookSchema) }) });
+export const listWebhooks = defineContract({
+  id: "listWebhooks",
+  method: "GET",
+  path: "/v1/webhooks",
+  access: "webhooks:read",
+  tag,
+  summary: "List webhooks",
+  response: z.object({ webhooks: z.array(webhookSchema) }),
+});
 
 export const createWebhook = defineContract({
   id: "createWebhook",
@@ -77,14 +85,28 @@ export const createWebhook = defineContract({
   summary: "Create a webhook",
   description:
     "An HTTPS endpoint (public addresses only) that receives the subscribed events as signed POSTs: Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`), the same value in `X-Svc-Signature`; body `{eventId, type, createdAt, data}`. The `whsec_` secret is returned only here and at rotation.",
-  body: z.strictObject({ url, events: eventsField, label: label.optional(), rateLimitPerSecond: rateLimitPerSecond.optional() }),
+  body: z.strictObject({
+    url,
+    events: eventsField,
+    label: label.optional(),
+    rateLimitPerSecond: rateLimitPerSecond.optional(),
+  }),
   example: { url: "https://example.com/hooks/svc", events: ["message.received"] },
   response: withSecret,
   secretFields: ["secret"],
   errors: ["idempotency_key_replay_secret"],
 });
 
-export const getWebhook = defineContract({ id: "getWebhook", method: "GET", path: "/v1/webhooks/{webhookId}", access: "webhooks:read", tag, summary: "Get a webhook", params, response: one });
+export const getWebhook = defineContract({
+  id: "getWebhook",
+  method: "GET",
+  path: "/v1/webhooks/{webhookId}",
+  access: "webhooks:read",
+  tag,
+  summary: "Get a webhook",
+  params,
+  response: one,
+});
 
 export const updateWebhook = defineContract({
   id: "updateWebhook",
@@ -95,8 +117,15 @@ export const updateWebhook = defineContract({
   summary: "Update a webhook",
   params,
   body: z
-    .strictObject({ url: url.optional(), events: eventsField.optional(), label: label.optional(), rateLimitPerSecond: rateLimitPerSecond.optional() })
-    .refine((v) => Object.keys(v).length > 0, { message: "Give at least one of url, events, label, rateLimitPerSecond." }),
+    .strictObject({
+      url: url.optional(),
+      events: eventsField.optional(),
+      label: label.optional(),
+      rateLimitPerSecond: rateLimitPerSecond.optional(),
+    })
+    .refine((v) => Object.keys(v).length > 0, {
+      message: "Give at least one of url, events, label, rateLimitPerSecond.",
+    }),
   example: { label: "production" },
   response: one,
 });
@@ -112,11 +141,41 @@ export const deleteWebhook = defineContract({
   response: z.object({ deleted: z.literal(true), id: z.uuid() }),
 });
 
-const action = <const Id extends string, R extends z.ZodType>(id: Id, path: string, summary: string, description: string, response: R, extra: Pick<ContractSpec, "secretFields" | "errors"> = {}) =>
-  defineContract({ id, method: "POST", path: `/v1/webhooks/{webhookId}/${path}`, access: "webhooks:write", tag, summary, description, params, response, ...extra });
+const action = <const Id extends string, R extends z.ZodType>(
+  id: Id,
+  path: string,
+  summary: string,
+  description: string,
+  response: R,
+  extra: Pick<ContractSpec, "secretFields" | "errors"> = {},
+) =>
+  defineContract({
+    id,
+    method: "POST",
+    path: `/v1/webhooks/{webhookId}/${path}`,
+    access: "webhooks:write",
+    tag,
+    summary,
+    description,
+    params,
+    response,
+    ...extra,
+  });
 
-export const pauseWebhook = action("pauseWebhook", "pause", "Pause a webhook", "Stops deliveries; failed ones can be redriven after resume.", one);
-export const resumeWebhook = action("resumeWebhook", "resume", "Resume a webhook", "`paused` → `active`; clears the circuit breaker.", one);
+export const pauseWebhook = action(
+  "pauseWebhook",
+  "pause",
+  "Pause a webhook",
+  "Stops deliveries; failed ones can be redriven after resume.",
+  one,
+);
+export const resumeWebhook = action(
+  "resumeWebhook",
+  "resume",
+  "Resume a webhook",
+  "`paused` → `active`; clears the circuit breaker.",
+  one,
+);
 export const redriveWebhook = action(
   "redriveWebhook",
   "redrive",
@@ -125,7 +184,13 @@ export const redriveWebhook = action(
   z.object({ webhookId: z.uuid(), redriven: z.int() }),
   { errors: ["conflict"] },
 );
-export const testWebhook = action("testWebhook", "test", "Send a test ping", "A signed `webhook.test` event, sent now and logged.", z.object({ delivery: deliverySchema }));
+export const testWebhook = action(
+  "testWebhook",
+  "test",
+  "Send a test ping",
+  "A signed `webhook.test` event, sent now and logged.",
+  z.object({ delivery: deliverySchema }),
+);
 export const rotateWebhookSecret = action(
   "rotateWebhookSecret",
   "rotate-secret",

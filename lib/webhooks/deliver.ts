@@ -20,7 +20,9 @@ export interface WebhookEnvelope {
 
 /** The secrets that sign now: the current one, and the previous one during its rotation window. */
 export function activeSecrets(w: WebhookRow, now: Date = new Date()): string[] {
-  return w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? [w.secret, w.previousSecret] : [w.secret];
+  return w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now
+    ? [w.secret, w.previousSecret]
+    : [w.secret];
 }
 
 export interface AttemptResult {
@@ -50,7 +52,10 @@ export const RESPONSE_HEADER_VALUE_LIMIT = 512;
  * Text the log can store: a lone surrogate (a cut through an emoji's pair) or NUL becomes U+FFFD,
  * as neither passes PostgreSQL's text or jsonb input.
  */
-const storable = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd").replaceAll("\u0000", "\ufffd");
+const storable = (s: string): string =>
+  s
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    .replaceAll("\u0000", "\ufffd");
 
 /** The outcome of one attempt, as a delivery-log row's fields. */
 export interface PostOutcome {
@@ -91,7 +96,17 @@ function boundedHeaders(headers: Record<string, string | string[] | undefined>):
  */
 export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: string | null): Promise<PostOutcome> {
   if (problem === undefined) problem = await webhookUrlProblem(w.url);
-  if (problem) return { ok: false, responseStatus: null, durationMs: 0, error: `URL refused: ${problem}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
+  if (problem)
+    return {
+      ok: false,
+      responseStatus: null,
+      durationMs: 0,
+      error: `URL refused: ${problem}`,
+      snippet: null,
+      retryAfter: null,
+      request: null,
+      responseHeaders: null,
+    };
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = signatureHeader(activeSecrets(w), envelope.eventId, timestamp, body);
@@ -103,7 +118,13 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: s
     "webhook-signature": signature,
     "X-Svc-Signature": signature,
   };
-  const request: AttemptRequest = { method: "POST", url: w.url, headers, body: storable(body.slice(0, REQUEST_BODY_LIMIT)), bodyTruncated: body.length > REQUEST_BODY_LIMIT };
+  const request: AttemptRequest = {
+    method: "POST",
+    url: w.url,
+    headers,
+    body: storable(body.slice(0, REQUEST_BODY_LIMIT)),
+    bodyTruncated: body.length > REQUEST_BODY_LIMIT,
+  };
   const started = performance.now();
   try {
     const res = await undiciRequest(w.url, {
@@ -123,7 +144,10 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: s
       durationMs: Math.round(performance.now() - started),
       error: ok ? null : `HTTP ${status}`,
       snippet: storable(text.slice(0, RESPONSE_SNIPPET_LIMIT)) || null,
-      retryAfter: status === 429 || status === 503 ? retryAfterMs(Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null)) : null,
+      retryAfter:
+        status === 429 || status === 503
+          ? retryAfterMs(Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null))
+          : null,
       request,
       responseHeaders: boundedHeaders(res.headers),
     };
@@ -134,7 +158,9 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: s
       ok: false,
       responseStatus: null,
       durationMs: Math.round(performance.now() - started),
-      error: timedOut ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms` : `request failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      error: timedOut
+        ? `timed out after ${env.WEBHOOK_TIMEOUT_MS} ms`
+        : `request failed: ${cause instanceof Error ? cause.message : String(cause)}`,
       snippet: null,
       retryAfter: null,
       request,
@@ -144,7 +170,14 @@ export async function post(w: WebhookRow, envelope: WebhookEnvelope, problem?: s
 }
 
 /** Records an attempt and moves the endpoint's failure count and circuit breaker. */
-export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<WebhookEnvelope, "eventId" | "type">, attempt: number, outcome: PostOutcome, replay: boolean): Promise<DeliveryRow> {
+export async function recordAttempt(
+  db: Db,
+  w: WebhookRow,
+  envelope: Pick<WebhookEnvelope, "eventId" | "type">,
+  attempt: number,
+  outcome: PostOutcome,
+  replay: boolean,
+): Promise<DeliveryRow> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(webhookDeliveries)
@@ -166,9 +199,15 @@ export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<Webhoo
       .returning();
     if (!row) throw new Error("delivery insert returned nothing");
     if (outcome.ok) {
-      await tx.update(webhooks).set({ consecutiveFailures: 0, lastDeliveryAt: new Date() }).where(eq(webhooks.id, w.id));
+      await tx
+        .update(webhooks)
+        .set({ consecutiveFailures: 0, lastDeliveryAt: new Date() })
+        .where(eq(webhooks.id, w.id));
     } else if (outcome.responseStatus === 410) {
-      await tx.update(webhooks).set({ status: "paused", pausedReason: "gone", lastDeliveryAt: new Date() }).where(eq(webhooks.id, w.id));
+      await tx
+        .update(webhooks)
+        .set({ status: "paused", pausedReason: "gone", lastDeliveryAt: new Date() })
+        .where(eq(webhooks.id, w.id));
     } else {
       const [updated] = await tx
         .update(webhooks)
@@ -190,14 +229,37 @@ export async function recordAttempt(db: Db, w: WebhookRow, envelope: Pick<Webhoo
  * One attempt of delivering a ledger event to a webhook (a step of the deliver-webhook workflow).
  * Harmless to repeat: it re-reads the webhook and the event.
  */
-export async function attemptDelivery(db: Db, webhookId: string, eventId: string, attempt: number, lastAttempt: boolean, replay = false): Promise<AttemptResult> {
+export async function attemptDelivery(
+  db: Db,
+  webhookId: string,
+  eventId: string,
+  attempt: number,
+  lastAttempt: boolean,
+  replay = false,
+): Promise<AttemptResult> {
   const [w] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
   const [event] = await db.select().from(ledgerEvents).where(eq(ledgerEvents.eventId, eventId));
   if (!w || !event || w.orgId !== event.orgId) return { final: true, status: "failed", retryAfterMs: null };
-  const envelope: WebhookEnvelope = { eventId: event.eventId, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data };
+  const envelope: WebhookEnvelope = {
+    eventId: event.eventId,
+    type: event.type,
+    createdAt: event.createdAt.toISOString(),
+    data: event.data,
+  };
   if (w.status !== "active") {
     // Logged as failed so that `redrive` sends it once the endpoint is resumed.
-    await db.insert(webhookDeliveries).values({ orgId: w.orgId, webhookId: w.id, eventId, eventType: event.type, attempt, status: "failed", error: `endpoint ${w.pausedReason ?? "paused"}`, replay });
+    await db
+      .insert(webhookDeliveries)
+      .values({
+        orgId: w.orgId,
+        webhookId: w.id,
+        eventId,
+        eventType: event.type,
+        attempt,
+        status: "failed",
+        error: `endpoint ${w.pausedReason ?? "paused"}`,
+        replay,
+      });
     return { final: true, status: "failed", retryAfterMs: null };
   }
   const outcome = await post(w, envelope);
@@ -210,7 +272,12 @@ export async function attemptDelivery(db: Db, webhookId: string, eventId: string
  * Delivers events to one webhook strictly one after another (replays keep their order), each with
  * up to `tries` attempts a second apart. Returns how many were delivered.
  */
-export async function deliverInOrder(db: Db, webhookId: string, eventIds: string[], tries = 3): Promise<{ delivered: number; failed: number }> {
+export async function deliverInOrder(
+  db: Db,
+  webhookId: string,
+  eventIds: string[],
+  tries = 3,
+): Promise<{ delivered: number; failed: number }> {
   let delivered = 0;
   let failed = 0;
   for (const eventId of eventIds) {

@@ -55,7 +55,9 @@ export async function queueDeliveries(tx: DbOrTx, rows: QueuedDelivery[]): Promi
   if (rows.length === 0) return 0;
   const inserted = await tx
     .insert(webhookQueue)
-    .values(rows.map((r) => ({ orgId: r.orgId, webhookId: r.webhookId, eventId: r.eventId, replay: r.replay ?? false })))
+    .values(
+      rows.map((r) => ({ orgId: r.orgId, webhookId: r.webhookId, eventId: r.eventId, replay: r.replay ?? false })),
+    )
     .onConflictDoNothing()
     .returning({ id: webhookQueue.id });
   if (inserted.length > 0) await signal.notifyOnCommit(tx);
@@ -67,7 +69,10 @@ export async function queueDeliveries(tx: DbOrTx, rows: QueuedDelivery[]): Promi
  * append's transaction. A paused endpoint gets the event logged as failed when its turn comes (so
  * `redrive` sends it after `resume`).
  */
-export async function enqueueDeliveries(tx: DbOrTx, events: readonly { orgId: string; eventId: string; type: string }[]): Promise<void> {
+export async function enqueueDeliveries(
+  tx: DbOrTx,
+  events: readonly { orgId: string; eventId: string; type: string }[],
+): Promise<void> {
   const rows: QueuedDelivery[] = [];
   for (const orgId of new Set(events.map((e) => e.orgId))) {
     const mine = events.filter((e) => e.orgId === orgId);
@@ -75,8 +80,17 @@ export async function enqueueDeliveries(tx: DbOrTx, events: readonly { orgId: st
     const targets = await tx
       .select({ id: webhooks.id, events: webhooks.events })
       .from(webhooks)
-      .where(and(eq(webhooks.orgId, orgId), sql`${webhooks.events} && array[${sql.join(types.map((t) => sql`${t}`), sql`, `)}]::text[]`));
-    for (const e of mine) for (const t of targets) if (t.events.includes(e.type)) rows.push({ orgId, webhookId: t.id, eventId: e.eventId });
+      .where(
+        and(
+          eq(webhooks.orgId, orgId),
+          sql`${webhooks.events} && array[${sql.join(
+            types.map((t) => sql`${t}`),
+            sql`, `,
+          )}]::text[]`,
+        ),
+      );
+    for (const e of mine)
+      for (const t of targets) if (t.events.includes(e.type)) rows.push({ orgId, webhookId: t.id, eventId: e.eventId });
   }
   await queueDeliveries(tx, rows);
 }
@@ -100,7 +114,13 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
     const due = await tx
       .select({
         q: webhookQueue,
-        e: { eventId: ledgerEvents.eventId, orgId: ledgerEvents.orgId, type: ledgerEvents.type, createdAt: ledgerEvents.createdAt, data: ledgerEvents.data },
+        e: {
+          eventId: ledgerEvents.eventId,
+          orgId: ledgerEvents.orgId,
+          type: ledgerEvents.type,
+          createdAt: ledgerEvents.createdAt,
+          data: ledgerEvents.data,
+        },
         now: sql<Date | string>`now()`,
       })
       .from(webhookQueue)
@@ -111,7 +131,14 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
       .for("update", { of: webhookQueue, skipLocked: true });
     if (due.length === 0) return [];
     const now = new Date(due[0]?.now ?? Date.now()).getTime();
-    const hooks = new Map((await tx.select().from(webhooks).where(inArray(webhooks.id, [...new Set(due.map((d) => d.q.webhookId))]))).map((w) => [w.id, w]));
+    const hooks = new Map(
+      (
+        await tx
+          .select()
+          .from(webhooks)
+          .where(inArray(webhooks.id, [...new Set(due.map((d) => d.q.webhookId))]))
+      ).map((w) => [w.id, w]),
+    );
     const gates = new Map<string, ReturnType<typeof gcra>>();
     const claimed: Claimed[] = [];
     const gone: string[] = [];
@@ -130,7 +157,10 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
         }
         const freeAt = admit(gate);
         if (freeAt !== null) {
-          await tx.update(webhookQueue).set({ dueAt: new Date(freeAt) }).where(eq(webhookQueue.id, q.id));
+          await tx
+            .update(webhookQueue)
+            .set({ dueAt: new Date(freeAt) })
+            .where(eq(webhookQueue.id, q.id));
           continue;
         }
       }
@@ -145,7 +175,12 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
       });
     }
     if (gone.length > 0) await tx.delete(webhookQueue).where(inArray(webhookQueue.id, gone));
-    for (const [id, gate] of gates) if (gate.changed) await tx.update(webhooks).set({ rateTat: new Date(gate.tat) }).where(eq(webhooks.id, id));
+    for (const [id, gate] of gates)
+      if (gate.changed)
+        await tx
+          .update(webhooks)
+          .set({ rateTat: new Date(gate.tat) })
+          .where(eq(webhooks.id, id));
     if (interrupted.length > 0) {
       await tx.execute(
         sql`update webhook_deliveries set status = 'failed', error = 'interrupted: the process making this attempt stopped' where id in (${sql.join(
@@ -156,7 +191,16 @@ export async function claimDeliveries(db: Db, limit: number): Promise<Claimed[]>
     }
     if (claimed.length === 0) return [];
     // The pending log rows and the queue rows' lease in one statement, the batch as one JSON parameter.
-    const rows = claimed.map((c) => ({ id: c.id, did: c.deliveryId, org: c.webhook.orgId, hook: c.webhook.id, eid: c.envelope.eventId, type: c.envelope.type, attempt: c.attempt, replay: c.replay }));
+    const rows = claimed.map((c) => ({
+      id: c.id,
+      did: c.deliveryId,
+      org: c.webhook.orgId,
+      hook: c.webhook.id,
+      eid: c.envelope.eventId,
+      type: c.envelope.type,
+      attempt: c.attempt,
+      replay: c.replay,
+    }));
     await tx.execute(sql`with v as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id uuid, did uuid, org uuid, hook uuid, eid text, type text, attempt int, replay boolean)
       ), log as (
@@ -185,7 +229,18 @@ export async function recordDeliveries(db: DbOrTx, results: { c: Claimed; o: Out
   if (results.length === 0) return;
   const rows = results.map(({ c, o }) => {
     const retry = o.ok || o.skipped || o.responseStatus === 410 ? null : retryDelay(c.attempt + 1, o.retryAfter);
-    return { id: c.id, did: c.deliveryId, status: o.ok ? "succeeded" : "failed", rs: o.responseStatus, ms: o.durationMs, err: o.error, snip: o.snippet, req: o.request, rh: o.responseHeaders, retry };
+    return {
+      id: c.id,
+      did: c.deliveryId,
+      status: o.ok ? "succeeded" : "failed",
+      rs: o.responseStatus,
+      ms: o.durationMs,
+      err: o.error,
+      snip: o.snippet,
+      req: o.request,
+      rh: o.responseHeaders,
+      retry,
+    };
   });
   // Endpoints: failures since the last success, in the batch's order; 410 disables; the breaker pauses.
   const byHook = new Map<string, Outcome[]>();
@@ -197,7 +252,12 @@ export async function recordDeliveries(db: DbOrTx, results: { c: Claimed; o: Out
   }
   const hooks = [...byHook].map(([id, outcomes]) => {
     const lastOk = outcomes.map((o) => o.ok).lastIndexOf(true);
-    return { id, reset: lastOk >= 0, failures: outcomes.length - lastOk - 1, gone: outcomes.some((o) => !o.ok && o.responseStatus === 410) };
+    return {
+      id,
+      reset: lastOk >= 0,
+      failures: outcomes.length - lastOk - 1,
+      gone: outcomes.some((o) => !o.ok && o.responseStatus === 410),
+    };
   });
   const failures = sql`(case when h.reset then h.failures else w.consecutive_failures + h.failures end)`;
   const trips = sql`(not h.gone and w.status = 'active' and ${failures} >= ${env.WEBHOOK_BREAKER_THRESHOLD}::int)`;
@@ -228,7 +288,17 @@ export async function recordDeliveries(db: DbOrTx, results: { c: Claimed; o: Out
 /** One attempt: a paused endpoint is logged as failed without a request (redrive sends it after resume). */
 async function attempt(c: Claimed, problem: string | null | undefined): Promise<Outcome> {
   if (c.webhook.status !== "active") {
-    return { ok: false, skipped: true, responseStatus: null, durationMs: 0, error: `endpoint ${c.webhook.pausedReason ?? "paused"}`, snippet: null, retryAfter: null, request: null, responseHeaders: null };
+    return {
+      ok: false,
+      skipped: true,
+      responseStatus: null,
+      durationMs: 0,
+      error: `endpoint ${c.webhook.pausedReason ?? "paused"}`,
+      snippet: null,
+      retryAfter: null,
+      request: null,
+      responseHeaders: null,
+    };
   }
   return post(c.webhook, c.envelope, problem);
 }
@@ -239,8 +309,12 @@ export async function dispatchOnce(db: Db, limit = BATCH): Promise<{ attempted: 
   if (claimed.length === 0) return { attempted: 0, slowestMs: 0 };
   // The URL check (SSRF, before sending) once per endpoint and batch; the connector checks each connection again.
   const problems = new Map<string, Promise<string | null>>();
-  for (const c of claimed) if (c.webhook.status === "active" && !problems.has(c.webhook.id)) problems.set(c.webhook.id, webhookUrlProblem(c.webhook.url));
-  const results = await Promise.all(claimed.map(async (c) => ({ c, o: await attempt(c, await problems.get(c.webhook.id)) })));
+  for (const c of claimed)
+    if (c.webhook.status === "active" && !problems.has(c.webhook.id))
+      problems.set(c.webhook.id, webhookUrlProblem(c.webhook.url));
+  const results = await Promise.all(
+    claimed.map(async (c) => ({ c, o: await attempt(c, await problems.get(c.webhook.id)) })),
+  );
   await recordDeliveries(db, results);
   return { attempted: claimed.length, slowestMs: Math.max(...results.map((r) => r.o.durationMs)) };
 }
@@ -264,7 +338,11 @@ async function nextDue(db: Db): Promise<number | null> {
  * single owner is this process (on PostgreSQL they come due when their lease ends).
  */
 export async function recoverInterruptedDeliveries(db: Db): Promise<number> {
-  const rows = await db.update(webhookQueue).set({ dueAt: sql`now()` }).where(isNotNull(webhookQueue.deliveryId)).returning({ id: webhookQueue.id });
+  const rows = await db
+    .update(webhookQueue)
+    .set({ dueAt: sql`now()` })
+    .where(isNotNull(webhookQueue.deliveryId))
+    .returning({ id: webhookQueue.id });
   return rows.length;
 }
 

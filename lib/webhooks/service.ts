@@ -67,7 +67,11 @@ export async function findWebhook(db: DbOrTx, principal: Principal, webhookId: s
 }
 
 export async function listWebhooks(db: DbOrTx, principal: Principal) {
-  const rows = await db.select().from(webhooks).where(eq(webhooks.orgId, principal.orgId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.orgId, principal.orgId))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
   return { webhooks: rows.map((w) => toWebhook(w)) };
 }
 
@@ -76,21 +80,44 @@ export async function getWebhook(db: DbOrTx, principal: Principal, webhookId: st
 }
 
 /** Creates an endpoint; its signing secret is returned only here (and at rotation). */
-export async function createWebhook(db: Db, principal: Principal, input: { url: string; events: string[]; label?: string | null; rateLimitPerSecond?: number | null }) {
+export async function createWebhook(
+  db: Db,
+  principal: Principal,
+  input: { url: string; events: string[]; label?: string | null; rateLimitPerSecond?: number | null },
+) {
   await checkUrl(input.url);
   const secret = newWebhookSecret();
   return db.transaction(async (tx) => {
     const [w] = await tx
       .insert(webhooks)
-      .values({ orgId: principal.orgId, url: input.url, events: [...new Set(input.events)], label: input.label ?? null, rateLimitPerSecond: input.rateLimitPerSecond ?? null, secret })
+      .values({
+        orgId: principal.orgId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        label: input.label ?? null,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+        secret,
+      })
       .returning();
     if (!w) throw new Error("webhook insert returned nothing");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "webhook.created", resourceType: "webhook", resourceId: w.id, metadata: { url: w.url, events: w.events } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "webhook.created",
+      resourceType: "webhook",
+      resourceId: w.id,
+      metadata: { url: w.url, events: w.events },
+    });
     return { webhook: toWebhook(w), secret };
   });
 }
 
-async function change(db: Db, principal: Principal, webhookId: string, action: string, patch: Partial<typeof webhooks.$inferInsert>) {
+async function change(
+  db: Db,
+  principal: Principal,
+  webhookId: string,
+  action: string,
+  patch: Partial<typeof webhooks.$inferInsert>,
+) {
   return db.transaction(async (tx) => {
     await findWebhook(tx, principal, webhookId);
     const [w] = await tx
@@ -99,12 +126,23 @@ async function change(db: Db, principal: Principal, webhookId: string, action: s
       .where(and(eq(webhooks.orgId, principal.orgId), eq(webhooks.id, webhookId)))
       .returning();
     if (!w) throw notFound("webhook", "webhookId");
-    await recordAudit(tx, principal, { orgId: principal.orgId, action, resourceType: "webhook", resourceId: w.id, metadata: { changed: Object.keys(patch) } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action,
+      resourceType: "webhook",
+      resourceId: w.id,
+      metadata: { changed: Object.keys(patch) },
+    });
     return w;
   });
 }
 
-export async function updateWebhook(db: Db, principal: Principal, webhookId: string, input: { url?: string; events?: string[]; label?: string | null; rateLimitPerSecond?: number | null }) {
+export async function updateWebhook(
+  db: Db,
+  principal: Principal,
+  webhookId: string,
+  input: { url?: string; events?: string[]; label?: string | null; rateLimitPerSecond?: number | null },
+) {
   if (input.url !== undefined) await checkUrl(input.url);
   const patch: Partial<typeof webhooks.$inferInsert> = {};
   if (input.url !== undefined) patch.url = input.url;
@@ -118,20 +156,40 @@ export async function deleteWebhook(db: Db, principal: Principal, webhookId: str
   await db.transaction(async (tx) => {
     const w = await findWebhook(tx, principal, webhookId);
     await tx.delete(webhooks).where(eq(webhooks.id, w.id));
-    await recordAudit(tx, principal, { orgId: principal.orgId, action: "webhook.deleted", resourceType: "webhook", resourceId: w.id, metadata: { url: w.url } });
+    await recordAudit(tx, principal, {
+      orgId: principal.orgId,
+      action: "webhook.deleted",
+      resourceType: "webhook",
+      resourceId: w.id,
+      metadata: { url: w.url },
+    });
   });
   return { deleted: true as const, id: webhookId };
 }
 
 export async function pauseWebhook(db: Db, principal: Principal, webhookId: string) {
-  return { webhook: toWebhook(await change(db, principal, webhookId, "webhook.paused", { status: "paused", pausedReason: "manual", autoPaused: false })) };
+  return {
+    webhook: toWebhook(
+      await change(db, principal, webhookId, "webhook.paused", {
+        status: "paused",
+        pausedReason: "manual",
+        autoPaused: false,
+      }),
+    ),
+  };
 }
 
 /** `paused` → `active`, clearing the circuit breaker. */
 export async function resumeWebhook(db: Db, principal: Principal, webhookId: string) {
   return {
     webhook: toWebhook(
-      await change(db, principal, webhookId, "webhook.resumed", { status: "active", pausedReason: null, autoPaused: false, autoPausedAt: null, consecutiveFailures: 0 }),
+      await change(db, principal, webhookId, "webhook.resumed", {
+        status: "active",
+        pausedReason: null,
+        autoPaused: false,
+        autoPausedAt: null,
+        consecutiveFailures: 0,
+      }),
     ),
   };
 }
@@ -151,7 +209,12 @@ export async function rotateWebhookSecret(db: Db, principal: Principal, webhookI
 /** Sends a signed `webhook.test` ping now and logs it like any delivery. */
 export async function testWebhook(db: Db, principal: Principal, webhookId: string) {
   const w = await findWebhook(db, principal, webhookId);
-  const envelope = { eventId: `evt_test_${randomBytes(12).toString("base64url")}`, type: "webhook.test", createdAt: new Date().toISOString(), data: { webhookId: w.id, test: true } };
+  const envelope = {
+    eventId: `evt_test_${randomBytes(12).toString("base64url")}`,
+    type: "webhook.test",
+    createdAt: new Date().toISOString(),
+    data: { webhookId: w.id, test: true },
+  };
   const outcome = await post(w, envelope);
   const row = await recordAttempt(db, w, envelope, 1, outcome, false);
   return { delivery: toDelivery(row) };
@@ -179,7 +242,12 @@ export async function redriveWebhook(db: Db, principal: Principal, webhookId: st
   return { webhookId: w.id, redriven: failed.length };
 }
 
-export async function listDeliveries(db: DbOrTx, principal: Principal, webhookId: string, input: { limit: number; cursor?: string }) {
+export async function listDeliveries(
+  db: DbOrTx,
+  principal: Principal,
+  webhookId: string,
+  input: { limit: number; cursor?: string },
+) {
   const w = await findWebhook(db, principal, webhookId);
   const after = decodeCursor(input.cursor);
   const rows = await db

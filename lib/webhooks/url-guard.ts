@@ -22,7 +22,10 @@ const httpProblem = (allowLoopback: boolean): string =>
  * Null when the URL may receive webhooks, else the reason it may not, phrased to follow "The URL".
  * `allowLoopback` defaults to the WEBHOOK_ALLOW_LOOPBACK_HTTP setting.
  */
-export async function webhookUrlProblem(raw: string, allowLoopback: boolean = loopbackAllowed()): Promise<string | null> {
+export async function webhookUrlProblem(
+  raw: string,
+  allowLoopback: boolean = loopbackAllowed(),
+): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -30,7 +33,8 @@ export async function webhookUrlProblem(raw: string, allowLoopback: boolean = lo
     return "is not a URL (it should look like https://example.com/hooks)";
   }
   if (url.username || url.password) return "must not carry credentials (user:password@)";
-  if (url.protocol !== "https:" && url.protocol !== "http:") return `must use https:// (not ${url.protocol.replace(/:$/, "")}:)`;
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return `must use https:// (not ${url.protocol.replace(/:$/, "")}:)`;
   // Plain http is for loopback in development only: without the setting no lookup can make it acceptable.
   if (url.protocol === "http:" && !allowLoopback) return httpProblem(false);
   const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -40,15 +44,18 @@ export async function webhookUrlProblem(raw: string, allowLoopback: boolean = lo
   } catch {
     addresses = [];
   }
-  if (addresses.length === 0) return url.protocol === "http:" ? httpProblem(true) : `host ${host} does not resolve (no DNS record found)`;
-  const loopbackOnly = (a: string) => addressProblem(a, { allowLoopback: false }) !== null && addressProblem(a, { allowLoopback: true }) === null;
+  if (addresses.length === 0)
+    return url.protocol === "http:" ? httpProblem(true) : `host ${host} does not resolve (no DNS record found)`;
+  const loopbackOnly = (a: string) =>
+    addressProblem(a, { allowLoopback: false }) !== null && addressProblem(a, { allowLoopback: true }) === null;
   const allLoopback = addresses.every(loopbackOnly);
   if (allLoopback && allowLoopback) return null;
   if (url.protocol !== "https:") return httpProblem(true);
   for (const a of addresses) {
     const problem = addressProblem(a, { allowLoopback: false });
     if (!problem) continue;
-    if (loopbackOnly(a)) return `host ${host} resolves to the loopback address ${a}; loopback endpoints are allowed only in development, with ${SETTING}=true`;
+    if (loopbackOnly(a))
+      return `host ${host} resolves to the loopback address ${a}; loopback endpoints are allowed only in development, with ${SETTING}=true`;
     return `host ${host} resolves to a private or reserved address (${problem})`;
   }
   return null;

@@ -34,7 +34,12 @@ export function inngestClientOptions(): { isDev: boolean; eventKey?: string; sig
     return { isDev: true, ...(url ? { baseUrl: url } : {}) };
   }
   if (inngestHosted()) {
-    return { isDev: false, eventKey: env.INNGEST_EVENT_KEY ?? "", signingKey: env.INNGEST_SIGNING_KEY ?? "", baseUrl: env.INNGEST_BASE_URL };
+    return {
+      isDev: false,
+      eventKey: env.INNGEST_EVENT_KEY ?? "",
+      signingKey: env.INNGEST_SIGNING_KEY ?? "",
+      baseUrl: env.INNGEST_BASE_URL,
+    };
   }
   const keys = workflowKeys();
   return { isDev: false, eventKey: keys.eventKey, signingKey: keys.signingKey, baseUrl: `${internalUrl()}/` };
@@ -44,7 +49,9 @@ export function inngestClientOptions(): { isDev: boolean; eventKey?: string; sig
 export function hashedSigningKey(signingKey: string): string {
   const m = /^(signkey-[a-z0-9]+-)(.*)$/i.exec(signingKey);
   if (!m) return signingKey;
-  return `${m[1]}${createHash("sha256").update(Buffer.from(m[2] ?? "", "hex")).digest("hex")}`;
+  return `${m[1]}${createHash("sha256")
+    .update(Buffer.from(m[2] ?? "", "hex"))
+    .digest("hex")}`;
 }
 
 /** Where the app's `serve()` endpoint lives (path fixed by app/api/inngest/route.ts). */
@@ -66,7 +73,11 @@ export function serveUrl(): string {
  * endpoint, the `PUT` sync included, must carry a valid `X-Inngest-Signature` (in cloud mode, which
  * the embedded executor uses too; the Inngest dev server does not sign).
  */
-export function serveOptions(url: string = serveUrl()): { serveOrigin: string; servePath: string; enableUnauthedSync: false } {
+export function serveOptions(url: string = serveUrl()): {
+  serveOrigin: string;
+  servePath: string;
+  enableUnauthedSync: false;
+} {
   const u = new URL(url);
   return { serveOrigin: u.origin, servePath: u.pathname, enableUnauthedSync: false };
 }

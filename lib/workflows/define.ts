@@ -42,12 +42,17 @@ export class WorkflowEventError extends Error {
     readonly eventName: string,
     issues: readonly z.core.$ZodIssue[],
   ) {
-    super(`Workflow event ${eventName} has an invalid payload (${issues.map((i) => `${issueParam(i, "data") ?? "data"}: ${i.message}`).join("; ")}).`);
+    super(
+      `Workflow event ${eventName} has an invalid payload (${issues.map((i) => `${issueParam(i, "data") ?? "data"}: ${i.message}`).join("; ")}).`,
+    );
     this.name = "WorkflowEventError";
   }
 }
 
-export function defineWorkflowEvent<const N extends string, S extends z.ZodObject>(name: N, schema: S): WorkflowEvent<N, S> {
+export function defineWorkflowEvent<const N extends string, S extends z.ZodObject>(
+  name: N,
+  schema: S,
+): WorkflowEvent<N, S> {
   if (!/^svc\/[a-z][a-z0-9_.-]*$/.test(name)) throw new Error(`Workflow event names are svc/<noun>.<verb>: ${name}`);
   return {
     name,
@@ -56,7 +61,11 @@ export function defineWorkflowEvent<const N extends string, S extends z.ZodObjec
     create(data, options = {}) {
       const parsed = schema.safeParse(data);
       if (!parsed.success) throw new WorkflowEventError(name, parsed.error.issues);
-      return { ...(options.id ? { id: options.id } : {}), name, data: parsed.data as Record<string, unknown> } as unknown as PublishableEvent;
+      return {
+        ...(options.id ? { id: options.id } : {}),
+        name,
+        data: parsed.data as Record<string, unknown>,
+      } as unknown as PublishableEvent;
     },
   };
 }

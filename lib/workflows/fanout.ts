@@ -22,11 +22,27 @@ import { fanoutChunk, fanoutRequested } from "./workflow-events";
  */
 export interface FanoutKind {
   /** Up to `chunks` consecutive chunk bounds after `after` (null: from the start); [] when done. */
-  bounds(db: DbOrTx, params: Record<string, unknown>, after: string | null, chunkSize: number, chunks: number): Promise<{ after: string | null; last: string }[]>;
+  bounds(
+    db: DbOrTx,
+    params: Record<string, unknown>,
+    after: string | null,
+    chunkSize: number,
+    chunks: number,
+  ): Promise<{ after: string | null; last: string }[]>;
   /** The members of one chunk: keys in (`after`, `last`]. */
-  members(db: DbOrTx, params: Record<string, unknown>, after: string | null, last: string): Promise<{ key: string; data: Record<string, unknown> }[]>;
+  members(
+    db: DbOrTx,
+    params: Record<string, unknown>,
+    after: string | null,
+    last: string,
+  ): Promise<{ key: string; data: Record<string, unknown> }[]>;
   /** Applies a chunk inside its transaction; returns the rows written. */
-  apply(tx: DbOrTx, fanoutId: string, params: Record<string, unknown>, members: { key: string; data: Record<string, unknown> }[]): Promise<number>;
+  apply(
+    tx: DbOrTx,
+    fanoutId: string,
+    params: Record<string, unknown>,
+    members: { key: string; data: Record<string, unknown> }[],
+  ): Promise<number>;
 }
 
 /** Chunks one orchestrator step plans (and one `sendEvent` sends). */
@@ -45,14 +61,19 @@ function kindOf(kind: string): FanoutKind {
 }
 
 /** Stores a fan-out and requests it, in the caller's transaction; returns its id and the after-commit hook. */
-export async function startFanout(tx: DbOrTx, input: { kind: string; params?: Record<string, unknown>; chunkSize?: number }): Promise<{ id: string; afterCommit: () => Promise<void> }> {
+export async function startFanout(
+  tx: DbOrTx,
+  input: { kind: string; params?: Record<string, unknown>; chunkSize?: number },
+): Promise<{ id: string; afterCommit: () => Promise<void> }> {
   kindOf(input.kind);
   const [row] = await tx
     .insert(fanouts)
     .values({ kind: input.kind, params: input.params ?? {}, chunkSize: input.chunkSize ?? 500 })
     .returning({ id: fanouts.id });
   if (!row) throw new Error("fan-out insert returned nothing");
-  const afterCommit = await publishWorkflowEvents(tx, [fanoutRequested.create({ fanoutId: row.id }, { id: `fanout:${row.id}` })]);
+  const afterCommit = await publishWorkflowEvents(tx, [
+    fanoutRequested.create({ fanoutId: row.id }, { id: `fanout:${row.id}` }),
+  ]);
   return { id: row.id, afterCommit };
 }
 
@@ -100,7 +121,11 @@ export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Pro
     const [f] = await tx.select().from(fanouts).where(eq(fanouts.id, fanoutId));
     if (!f) return 0;
     const kind = kindOf(f.kind);
-    const claimed = await tx.insert(fanoutChunks).values({ fanoutId, chunk: plan.chunk, rows: 0 }).onConflictDoNothing().returning({ chunk: fanoutChunks.chunk });
+    const claimed = await tx
+      .insert(fanoutChunks)
+      .values({ fanoutId, chunk: plan.chunk, rows: 0 })
+      .onConflictDoNothing()
+      .returning({ chunk: fanoutChunks.chunk });
     if (claimed.length === 0) return 0;
     const members = await kind.members(tx, f.params, plan.after, plan.last);
     const rows = await kind.apply(tx, fanoutId, f.params, members);
@@ -125,7 +150,11 @@ export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Pro
 const INSERT_CHUNK = 1000;
 
 /** The generic sink: one `fanout_rows` row per member, `ON CONFLICT` on the member's key. */
-export async function insertRows(tx: DbOrTx, fanoutId: string, members: { key: string; data: Record<string, unknown> }[]): Promise<number> {
+export async function insertRows(
+  tx: DbOrTx,
+  fanoutId: string,
+  members: { key: string; data: Record<string, unknown> }[],
+): Promise<number> {
   let n = 0;
   for (let i = 0; i < members.length; i += INSERT_CHUNK) {
     const written = await tx

@@ -10,7 +10,10 @@ import { ingestEventsInTransaction } from "./executor/store";
  * its workflow commit together). Inngest: through the SDK client once the transaction has committed
  * (`afterCommit` is called by the caller).
  */
-export async function publishWorkflowEvents(tx: DbOrTx, events: readonly PublishableEvent[]): Promise<() => Promise<void>> {
+export async function publishWorkflowEvents(
+  tx: DbOrTx,
+  events: readonly PublishableEvent[],
+): Promise<() => Promise<void>> {
   const plain = events.map((e) => ({ name: e.name, data: e.data, ...(e.id ? { id: e.id } : {}) }));
   if (!inngestHosted()) {
     await ingestEventsInTransaction(tx, plain);

@@ -65,6 +65,9 @@ export async function getWorkflowRun(db: DbOrTx, runId: string) {
 /** Executor events older than the dedupe window (24 h) are dropped. */
 export async function purgeOldWorkflowEvents(): Promise<number> {
   const db = await getDb();
-  const deleted = await db.delete(wfEvents).where(sql`${wfEvents.receivedAt} < now() - interval '24 hours'`).returning({ id: wfEvents.id });
+  const deleted = await db
+    .delete(wfEvents)
+    .where(sql`${wfEvents.receivedAt} < now() - interval '24 hours'`)
+    .returning({ id: wfEvents.id });
   return deleted.length;
 }

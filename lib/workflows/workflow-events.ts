@@ -2,7 +2,10 @@ import { z } from "zod";
 import { defineWorkflowEvent } from "./define";
 
 /** Workflow events of the platform's own functions (housekeeping, fan-out). */
-export const housekeepingRequested = defineWorkflowEvent("svc/housekeeping.requested", z.object({ reason: z.string().max(200).optional() }));
+export const housekeepingRequested = defineWorkflowEvent(
+  "svc/housekeeping.requested",
+  z.object({ reason: z.string().max(200).optional() }),
+);
 
 export const fanoutRequested = defineWorkflowEvent("svc/fanout.requested", z.object({ fanoutId: z.uuid() }));
 

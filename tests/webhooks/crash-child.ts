@@ -20,17 +20,24 @@ const [mode, arg, countArg] = process.argv.slice(2);
 const db = await getDb();
 
 if (mode === "seed") {
-  const [org] = await db.insert(organizations).values({ name: "Crash", slug: `crash-${Date.now()}` }).returning();
+  const [org] = await db
+    .insert(organizations)
+    .values({ name: "Crash", slug: `crash-${Date.now()}` })
+    .returning();
   if (!org) throw new Error("no organization");
   const secret = newWebhookSecret();
-  const [hook] = await db.insert(webhooks).values({ orgId: org.id, url: arg ?? "", events: ["message.sent"], secret }).returning();
+  const [hook] = await db
+    .insert(webhooks)
+    .values({ orgId: org.id, url: arg ?? "", events: ["message.sent"], secret })
+    .returning();
   if (!hook) throw new Error("no webhook");
   say({ webhookId: hook.id, secret });
   await startWebhookDispatcher();
   const count = Number(countArg);
   for (let i = 0; i < count; i += 100) {
     await db.transaction(async (tx) => {
-      for (let j = i; j < Math.min(count, i + 100); j++) await appendEvent(tx, { orgId: org.id, type: "message.sent", partitionKey: "inbox:crash", data: { n: j } });
+      for (let j = i; j < Math.min(count, i + 100); j++)
+        await appendEvent(tx, { orgId: org.id, type: "message.sent", partitionKey: "inbox:crash", data: { n: j } });
     });
   }
   say({ seeded: count });
@@ -40,7 +47,11 @@ if (mode === "seed") {
   while ((await queuedDeliveries(db, webhookId)) > 0) await new Promise((r) => setTimeout(r, 100));
   await stopWebhookDispatcher();
   const rows = await db
-    .select({ status: webhookDeliveries.status, error: sql<string | null>`min(${webhookDeliveries.error})`, n: sql<number>`count(*)`.mapWith(Number) })
+    .select({
+      status: webhookDeliveries.status,
+      error: sql<string | null>`min(${webhookDeliveries.error})`,
+      n: sql<number>`count(*)`.mapWith(Number),
+    })
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.webhookId, webhookId))
     .groupBy(webhookDeliveries.status);
@@ -48,12 +59,20 @@ if (mode === "seed") {
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(webhookDeliveries)
     .where(sql`${webhookDeliveries.webhookId} = ${webhookId} and ${webhookDeliveries.error} like 'interrupted%'`);
-  const [state] = await db.select({ status: webhooks.status, orgId: webhooks.orgId }).from(webhooks).where(eq(webhooks.id, webhookId));
+  const [state] = await db
+    .select({ status: webhooks.status, orgId: webhooks.orgId })
+    .from(webhooks)
+    .where(eq(webhooks.id, webhookId));
   const [events] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(ledgerEvents)
     .where(eq(ledgerEvents.orgId, state?.orgId ?? ""));
-  say({ log: Object.fromEntries(rows.map((r) => [r.status, r.n])), interrupted: interrupted?.n ?? 0, endpoint: state?.status, committed: events?.n ?? 0 });
+  say({
+    log: Object.fromEntries(rows.map((r) => [r.status, r.n])),
+    interrupted: interrupted?.n ?? 0,
+    endpoint: state?.status,
+    committed: events?.n ?? 0,
+  });
   await closeDb();
   process.exit(0);
 }

@@ -40,23 +40,43 @@ test("the app registers its functions, with the housekeeping cron scheduled", as
 
 test("housekeeping purges idempotency keys past their retention and sweeps storage, one step each", async () => {
   const org = await newOrg();
-  await call("POST", "/v1/api-keys", { key: org.secret, body: { name: "old", scopes: ["keys:read"] }, headers: { "Idempotency-Key": "old-1" } });
+  await call("POST", "/v1/api-keys", {
+    key: org.secret,
+    body: { name: "old", scopes: ["keys:read"] },
+    headers: { "Idempotency-Key": "old-1" },
+  });
   const db = await getDb();
-  await db.update(idempotencyKeys).set({ createdAt: new Date(Date.now() - 25 * 3_600_000) }).where(eq(idempotencyKeys.orgId, org.orgId));
+  await db
+    .update(idempotencyKeys)
+    .set({ createdAt: new Date(Date.now() - 25 * 3_600_000) })
+    .where(eq(idempotencyKeys.orgId, org.orgId));
   await ingestEvents([{ name: "svc/housekeeping.requested", data: { reason: "test" } }]);
   // Only the run this event started: the hourly cron can also run while the file does.
-  const run = await waitForRun("svc-housekeeping", (r) => r.status === "completed" && r.event.name === "svc/housekeeping.requested");
+  const run = await waitForRun(
+    "svc-housekeeping",
+    (r) => r.status === "completed" && r.event.name === "svc/housekeeping.requested",
+  );
   // A cron run in the same minute may have purged the key first, so the count is summed over both.
-  const purged = (await runsOf("svc-housekeeping")).filter((r) => r.status === "completed").reduce((n, r) => n + (r.output as { idempotencyKeys: number }).idempotencyKeys, 0);
+  const purged = (await runsOf("svc-housekeeping"))
+    .filter((r) => r.status === "completed")
+    .reduce((n, r) => n + (r.output as { idempotencyKeys: number }).idempotencyKeys, 0);
   expect(purged).toBeGreaterThanOrEqual(1);
-  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["purge-idempotency-keys", "purge-workflow-events", "sweep-storage", "purge-rate-limits", "rescan-stale-objects"]);
+  expect(run.history.filter((s) => s.status === "completed").map((s) => s.name)).toEqual([
+    "purge-idempotency-keys",
+    "purge-workflow-events",
+    "sweep-storage",
+    "purge-rate-limits",
+    "rescan-stale-objects",
+  ]);
   expect((run.output as { storage: { deleted: number } }).storage).toMatchObject({ deleted: expect.any(Number) });
   expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
 });
 
 test("the served functions and the workflow events come from the domains' manifests; every trigger is a declared event", () => {
   expect(functions).toBe(FUNCTIONS);
-  const byDomain = Object.fromEntries(DOMAINS.filter((d) => d.functions?.length).map((d) => [d.name, d.functions?.map((f) => f.id("svc"))]));
+  const byDomain = Object.fromEntries(
+    DOMAINS.filter((d) => d.functions?.length).map((d) => [d.name, d.functions?.map((f) => f.id("svc"))]),
+  );
   expect(byDomain).toEqual({
     messages: ["svc-send-scheduled-message"],
     compliance: ["svc-compliance-job"],
@@ -81,7 +101,9 @@ test("the served functions and the workflow events come from the domains' manife
 
 test("a payload is validated when published: a bad one throws naming the fields, inside the publisher's transaction", async () => {
   expect(() => objectScanRequested.create({ objectId: "not-a-uuid" } as never)).toThrow(WorkflowEventError);
-  expect(() => objectScanRequested.create({ objectId: "not-a-uuid" } as never)).toThrow(/svc\/object\.scan\.requested.*data\.objectId.*data\.orgId/);
+  expect(() => objectScanRequested.create({ objectId: "not-a-uuid" } as never)).toThrow(
+    /svc\/object\.scan\.requested.*data\.objectId.*data\.orgId/,
+  );
   const db = await getDb();
   const org = await newOrg();
   const before = (await runsOf("svc-housekeeping")).length;
@@ -98,9 +120,16 @@ test("a payload is validated when published: a bad one throws naming the fields,
 
 test("a payload is validated when handled: an event that arrives malformed fails its run before any step, without retries", async () => {
   // Published around the services (the executor's event API takes any JSON).
-  await ingestEvents([{ id: "bad-schedule", name: "svc/message.scheduled", data: { messageId: "m-1", sendAt: "tomorrow" } }]);
-  const run = await waitForRun("svc-send-scheduled-message", (r) => r.event.id === "bad-schedule" && r.status === "failed");
-  expect(JSON.stringify(run.error)).toMatch(/EventValidationError.*messageId: Invalid UUID.*sendAt: Invalid ISO datetime/);
+  await ingestEvents([
+    { id: "bad-schedule", name: "svc/message.scheduled", data: { messageId: "m-1", sendAt: "tomorrow" } },
+  ]);
+  const run = await waitForRun(
+    "svc-send-scheduled-message",
+    (r) => r.event.id === "bad-schedule" && r.status === "failed",
+  );
+  expect(JSON.stringify(run.error)).toMatch(
+    /EventValidationError.*messageId: Invalid UUID.*sendAt: Invalid ISO datetime/,
+  );
   expect(run.history.filter((s) => s.status === "completed")).toEqual([]);
   expect(run.attempt ?? 0).toBeLessThanOrEqual(1);
 

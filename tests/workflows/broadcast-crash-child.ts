@@ -27,7 +27,13 @@ await h.serveApp(inngest, functions);
 h.executor.start();
 
 async function api(secret: string, method: string, path: string, body?: unknown) {
-  const res = await dispatch(new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const res = await dispatch(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   const json = (await res.json()) as Record<string, any>;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -40,27 +46,43 @@ if (mode === "start") {
   const inbox = (await api(org.secret, "POST", "/v1/inboxes", { address: `bcast-${Date.now()}@svc.localhost` })).inbox;
   const audience = (await api(org.secret, "POST", "/v1/audiences", { name: "Crash" })).list;
   for (let i = 0; i < total; i += 2000) {
-    const members = Array.from({ length: Math.min(2000, total - i) }, (_, j) => ({ email: `m${String(i + j).padStart(6, "0")}@example.com` }));
+    const members = Array.from({ length: Math.min(2000, total - i) }, (_, j) => ({
+      email: `m${String(i + j).padStart(6, "0")}@example.com`,
+    }));
     await api(org.secret, "POST", `/v1/audiences/${audience.id}/members`, { members });
   }
-  const queued = await api(org.secret, "POST", `/v1/audiences/${audience.id}/send`, { inboxId: inbox.id, subject: "Crash", text: "Once each" });
+  const queued = await api(org.secret, "POST", `/v1/audiences/${audience.id}/send`, {
+    inboxId: inbox.id,
+    subject: "Crash",
+    text: "Once each",
+  });
   id = broadcastUuid(queued.id as string) ?? "";
   say({ broadcastId: queued.id, orgId: org.organization.id });
 } else {
   id = broadcastUuid(b ?? "") ?? "";
 }
 const made = async () => {
-  const [r] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(messages).where(eq(messages.broadcastId, id));
+  const [r] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(messages)
+    .where(eq(messages.broadcastId, id));
   return r?.n ?? 0;
 };
 for (;;) {
-  const [row] = await db.select({ status: fanouts.status }).from(broadcasts).innerJoin(fanouts, eq(fanouts.id, broadcasts.fanoutId)).where(eq(broadcasts.id, id));
+  const [row] = await db
+    .select({ status: fanouts.status })
+    .from(broadcasts)
+    .innerJoin(fanouts, eq(fanouts.id, broadcasts.fanoutId))
+    .where(eq(broadcasts.id, id));
   if (mode === "start") say({ made: await made() });
   if (row?.status === "completed") break;
   await new Promise((r) => setTimeout(r, 200));
 }
 const [counts] = await db
-  .select({ n: sql<number>`count(*)`.mapWith(Number), members: sql<number>`count(distinct ${messages.to}[1])`.mapWith(Number) })
+  .select({
+    n: sql<number>`count(*)`.mapWith(Number),
+    members: sql<number>`count(distinct ${messages.to}[1])`.mapWith(Number),
+  })
   .from(messages)
   .where(and(eq(messages.broadcastId, id), isNotNull(messages.broadcastId)));
 const [audience] = await db

@@ -8,7 +8,9 @@ import { crashProcesses } from "./child";
  * 1,000 members; BROADCAST_CRASH_MEMBERS=10000 runs the issue's figure.
  */
 const TOTAL = Number(process.env.BROADCAST_CRASH_MEMBERS ?? 1000);
-const { env: childEnv, child } = crashProcesses("tests/workflows/broadcast-crash-child.ts", "svc-broadcast-crash-", { BROADCAST_CHUNK_SIZE: "50" });
+const { env: childEnv, child } = crashProcesses("tests/workflows/broadcast-crash-child.ts", "svc-broadcast-crash-", {
+  BROADCAST_CHUNK_SIZE: "50",
+});
 
 test(`a ${TOTAL}-member broadcast killed half-way resumes after a restart: every member gets exactly one message`, async () => {
   const env = childEnv();

@@ -25,7 +25,9 @@ const id = (fn: string) => `${h.client.id}-${fn}`;
 beforeAll(async () => {
   h = await startHarness();
   const c = h.client;
-  const child = c.createFunction({ id: "child", triggers: [{ event: "t/never" }] }, async ({ event }) => ({ doubled: (event.data as { n: number }).n * 2 }));
+  const child = c.createFunction({ id: "child", triggers: [{ event: "t/never" }] }, async ({ event }) => ({
+    doubled: (event.data as { n: number }).n * 2,
+  }));
   const fns: InngestFunction.Any[] = [
     c.createFunction({ id: "once", triggers: [{ event: "t/once" }] }, async ({ step }) => {
       await step.run("count", () => bump("once"));
@@ -40,12 +42,15 @@ beforeAll(async () => {
       if (attempt < 2) throw new Error("not yet");
       return { attempt };
     }),
-    c.createFunction({ id: "non-retriable", retries: 3, triggers: [{ event: "t/non-retriable" }] }, async ({ step }) => {
-      await step.run("refuse", () => {
-        bump("non-retriable");
-        throw new NonRetriableError("nope");
-      });
-    }),
+    c.createFunction(
+      { id: "non-retriable", retries: 3, triggers: [{ event: "t/non-retriable" }] },
+      async ({ step }) => {
+        await step.run("refuse", () => {
+          bump("non-retriable");
+          throw new NonRetriableError("nope");
+        });
+      },
+    ),
     c.createFunction({ id: "sleeper", triggers: [{ event: "t/sleep" }] }, async ({ step }) => {
       const before = await step.run("before", () => Date.now());
       await step.sleep("nap", "1s");
@@ -53,13 +58,24 @@ beforeAll(async () => {
       return { slept: after - before };
     }),
     c.createFunction({ id: "waiter", triggers: [{ event: "t/wait" }] }, async ({ step }) => {
-      const approval = await step.waitForEvent("approval", { event: "t/approve", timeout: "2s", if: "async.data.id == event.data.id" });
+      const approval = await step.waitForEvent("approval", {
+        event: "t/approve",
+        timeout: "2s",
+        if: "async.data.id == event.data.id",
+      });
       return { approved: approval ? approval.data : null };
     }),
-    c.createFunction({ id: "cancellable", triggers: [{ event: "t/cancellable" }], cancelOn: [{ event: "t/cancel", match: "data.id" }] }, async ({ step }) => {
-      await step.sleep("long", "30s");
-      bump("cancellable-finished");
-    }),
+    c.createFunction(
+      {
+        id: "cancellable",
+        triggers: [{ event: "t/cancellable" }],
+        cancelOn: [{ event: "t/cancel", match: "data.id" }],
+      },
+      async ({ step }) => {
+        await step.sleep("long", "30s");
+        bump("cancellable-finished");
+      },
+    ),
     c.createFunction({ id: "parallel", triggers: [{ event: "t/parallel" }] }, async ({ step }) => {
       const parts = await Promise.all([1, 2, 3].map((n) => step.run(`part-${n}`, () => n * 10)));
       return { sum: parts.reduce((a, b) => a + b, 0) };
@@ -105,14 +121,17 @@ beforeAll(async () => {
       const res = await step.invoke("call-child", { function: child, data: { n: 21 } });
       return res;
     }),
-    c.createFunction({ id: "limited", concurrency: { limit: 1, key: "event.data.k" }, triggers: [{ event: "t/limited" }] }, async ({ step }) => {
-      await step.run("work", async () => {
-        active++;
-        maxActive = Math.max(maxActive, active);
-        await sleep(120);
-        active--;
-      });
-    }),
+    c.createFunction(
+      { id: "limited", concurrency: { limit: 1, key: "event.data.k" }, triggers: [{ event: "t/limited" }] },
+      async ({ step }) => {
+        await step.run("work", async () => {
+          active++;
+          maxActive = Math.max(maxActive, active);
+          await sleep(120);
+          active--;
+        });
+      },
+    ),
   ];
   await h.serveFunctions(fns);
   h.executor.start();
@@ -150,7 +169,12 @@ describe("steps and retries", () => {
     await h.client.send({ name: "t/parallel", data: {} });
     const run = await waitForRun(id("parallel"), (r) => r.status === "completed");
     expect(run.output).toEqual({ sum: 60 });
-    expect(run.history.filter((s) => s.status === "completed").map((s) => s.name).sort()).toEqual(["part-1", "part-2", "part-3"]);
+    expect(
+      run.history
+        .filter((s) => s.status === "completed")
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["part-1", "part-2", "part-3"]);
   });
 
   test("onFailure runs after the last attempt", async () => {
@@ -178,21 +202,33 @@ describe("sleeping and waiting", () => {
     const still = (await runsOf(id("waiter"))).find((r) => (r.event.data as { id: string }).id === "w-1");
     expect(still?.status).toBe("waiting");
     await h.client.send({ name: "t/approve", data: { id: "w-1", by: "alice" } });
-    const run = await waitForRun(id("waiter"), (r) => r.status === "completed" && (r.event.data as { id: string }).id === "w-1");
+    const run = await waitForRun(
+      id("waiter"),
+      (r) => r.status === "completed" && (r.event.data as { id: string }).id === "w-1",
+    );
     expect(run.output).toEqual({ approved: { id: "w-1", by: "alice" } });
   });
 
   test("waitForEvent returns null on timeout", async () => {
     await h.client.send({ name: "t/wait", data: { id: "w-timeout" } });
-    const run = await waitForRun(id("waiter"), (r) => r.status === "completed" && (r.event.data as { id: string }).id === "w-timeout");
+    const run = await waitForRun(
+      id("waiter"),
+      (r) => r.status === "completed" && (r.event.data as { id: string }).id === "w-timeout",
+    );
     expect(run.output).toEqual({ approved: null });
   });
 
   test("cancelOn stops a sleeping run", async () => {
     await h.client.send({ name: "t/cancellable", data: { id: "c-1" } });
     await h.client.send({ name: "t/cancellable", data: { id: "c-2" } });
-    await waitForRun(id("cancellable"), (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-1");
-    await waitForRun(id("cancellable"), (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-2");
+    await waitForRun(
+      id("cancellable"),
+      (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-1",
+    );
+    await waitForRun(
+      id("cancellable"),
+      (r) => r.status === "sleeping" && (r.event.data as { id: string }).id === "c-2",
+    );
     await h.client.send({ name: "t/cancel", data: { id: "c-1" } });
     const run = await waitForRun(id("cancellable"), (r) => r.status === "cancelled");
     expect((run.event.data as { id: string }).id).toBe("c-1");
@@ -229,11 +265,17 @@ describe("events", () => {
 
   test("cron fires when due and schedules the next time", async () => {
     const db = await getDb();
-    await db.update(wfFunctions).set({ nextCronAt: sql`now() - interval '1 second'` }).where(eq(wfFunctions.id, id("cron")));
+    await db
+      .update(wfFunctions)
+      .set({ nextCronAt: sql`now() - interval '1 second'` })
+      .where(eq(wfFunctions.id, id("cron")));
     const run = await waitForRun(id("cron"), (r) => r.status === "completed");
     expect(run.event.name).toBe("inngest/scheduled.timer");
     expect(seen.cron).toBe("inngest/scheduled.timer");
-    const [fn] = await db.select().from(wfFunctions).where(eq(wfFunctions.id, id("cron")));
+    const [fn] = await db
+      .select()
+      .from(wfFunctions)
+      .where(eq(wfFunctions.id, id("cron")));
     expect(fn?.nextCronAt?.getTime()).toBeGreaterThan(Date.now());
   });
 
@@ -274,11 +316,17 @@ describe("durability", () => {
 
   test("a run left running by a dead process is recovered and completes, no step twice", async () => {
     await h.client.send({ name: "t/interrupted", data: { crash: true } });
-    const sleeping = await waitForRun(id("interrupted"), (r) => r.status === "sleeping" && (r.event.data as { crash?: boolean }).crash === true);
+    const sleeping = await waitForRun(
+      id("interrupted"),
+      (r) => r.status === "sleeping" && (r.event.data as { crash?: boolean }).crash === true,
+    );
     await h.executor.stop();
     // What a process killed mid-call leaves behind: a run marked running under a live-looking lease.
     const db = await getDb();
-    await db.update(wfRuns).set({ status: "running", leaseUntil: sql`now() + interval '1 hour'` }).where(eq(wfRuns.id, sleeping.id));
+    await db
+      .update(wfRuns)
+      .set({ status: "running", leaseUntil: sql`now() + interval '1 hour'` })
+      .where(eq(wfRuns.id, sleeping.id));
     // Only this run: on PostgreSQL other test files' live runs share the database.
     expect(await recoverOrphanedRuns([sleeping.id])).toBe(1);
     h.newExecutor().start();
@@ -293,7 +341,13 @@ describe("security and operations", () => {
     const res = await fetch(`${h.origin}/api/inngest?fnId=${id("once")}&stepId=step`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ version: 2, event: { name: "t/once", data: {} }, events: [], steps: {}, ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } } }),
+      body: JSON.stringify({
+        version: 2,
+        event: { name: "t/once", data: {} },
+        events: [],
+        steps: {},
+        ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } },
+      }),
     });
     expect(res.status).toBe(401);
   });
@@ -301,11 +355,29 @@ describe("security and operations", () => {
   test("in-process calls go through serve()'s signature check too", async () => {
     const handler = serveHandler(h.serveUrl);
     expect(handler).not.toBeNull();
-    const body = JSON.stringify({ version: 2, event: { name: "t/once", data: {} }, events: [], steps: {}, ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } } });
+    const body = JSON.stringify({
+      version: 2,
+      event: { name: "t/once", data: {} },
+      events: [],
+      steps: {},
+      ctx: { run_id: "x", attempt: 0, stack: { stack: [], current: 0 } },
+    });
     const url = `${h.serveUrl}?fnId=${id("once")}&stepId=step`;
-    const unsigned = await handler?.(new Request(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Inngest-Server-Kind": "cloud" }, body }));
+    const unsigned = await handler?.(
+      new Request(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Inngest-Server-Kind": "cloud" },
+        body,
+      }),
+    );
     expect(unsigned?.status).toBe(401);
-    const forged = await handler?.(new Request(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Inngest-Signature": signBody(body, "signkey-test-00") }, body }));
+    const forged = await handler?.(
+      new Request(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Inngest-Signature": signBody(body, "signkey-test-00") },
+        body,
+      }),
+    );
     expect(forged?.status).toBe(401);
   });
 
@@ -313,23 +385,37 @@ describe("security and operations", () => {
     await h.executor.stop();
     h.newExecutor({ transport: "http" }).start();
     await h.client.send({ name: "t/parallel", data: { http: true } });
-    const run = await waitForRun(id("parallel"), (r) => r.status === "completed" && (r.event.data as { http?: boolean }).http === true);
+    const run = await waitForRun(
+      id("parallel"),
+      (r) => r.status === "completed" && (r.event.data as { http?: boolean }).http === true,
+    );
     expect(run.output).toEqual({ sum: 60 });
     await h.executor.stop();
     h.newExecutor().start();
   });
 
   test("the event API and registration refuse wrong keys", async () => {
-    const ev = await fetch(`${h.origin}/e/not-the-key`, { method: "POST", body: JSON.stringify([{ name: "t/once", data: {} }]) });
+    const ev = await fetch(`${h.origin}/e/not-the-key`, {
+      method: "POST",
+      body: JSON.stringify([{ name: "t/once", data: {} }]),
+    });
     expect(ev.status).toBe(401);
-    const reg = await fetch(`${h.origin}/fn/register`, { method: "POST", headers: { Authorization: "Bearer signkey-x-00" }, body: "{}" });
+    const reg = await fetch(`${h.origin}/fn/register`, {
+      method: "POST",
+      headers: { Authorization: "Bearer signkey-x-00" },
+      body: "{}",
+    });
     expect(reg.status).toBe(401);
   });
 
   test("operators can list runs with status, steps and errors", async () => {
     const db = await getDb();
     const failed = await listWorkflowRuns(db, { limit: 5, status: "failed", functionId: id("doomed") });
-    expect(failed.runs[0]).toMatchObject({ status: "failed", functionId: id("doomed"), error: { message: "always fails" } });
+    expect(failed.runs[0]).toMatchObject({
+      status: "failed",
+      functionId: id("doomed"),
+      error: { message: "always fails" },
+    });
     expect(failed.runs[0]?.steps.length).toBeGreaterThan(0);
     const all = await listWorkflowRuns(db, { limit: 2 });
     expect(all.runs).toHaveLength(2);

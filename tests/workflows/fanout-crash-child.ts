@@ -26,7 +26,9 @@ h.executor.start();
 
 let id = arg ?? "";
 if (mode === "start") {
-  const started = await db.transaction((tx) => startFanout(tx, { kind: "synthetic", params: { total: Number(arg) }, chunkSize: 250 }));
+  const started = await db.transaction((tx) =>
+    startFanout(tx, { kind: "synthetic", params: { total: Number(arg) }, chunkSize: 250 }),
+  );
   await started.afterCommit();
   id = started.id;
   say({ fanoutId: id });
@@ -38,15 +40,28 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 100));
 }
 const [rows] = await db
-  .select({ n: sql<number>`count(*)`.mapWith(Number), members: sql<number>`count(distinct ${fanoutRows.memberKey})`.mapWith(Number) })
+  .select({
+    n: sql<number>`count(*)`.mapWith(Number),
+    members: sql<number>`count(distinct ${fanoutRows.memberKey})`.mapWith(Number),
+  })
   .from(fanoutRows)
   .where(eq(fanoutRows.fanoutId, id));
 const [chunks] = await db
-  .select({ n: sql<number>`count(*)`.mapWith(Number), rows: sql<number>`coalesce(sum(${fanoutChunks.rows}), 0)`.mapWith(Number) })
+  .select({
+    n: sql<number>`count(*)`.mapWith(Number),
+    rows: sql<number>`coalesce(sum(${fanoutChunks.rows}), 0)`.mapWith(Number),
+  })
   .from(fanoutChunks)
   .where(eq(fanoutChunks.fanoutId, id));
 const [f] = await db.select().from(fanouts).where(eq(fanouts.id, id));
-say({ done: true, rows: rows?.n, members: rows?.members, chunks: chunks?.n, chunkRows: chunks?.rows, fanout: { chunksTotal: f?.chunksTotal, chunksDone: f?.chunksDone, rowsDone: f?.rowsDone } });
+say({
+  done: true,
+  rows: rows?.n,
+  members: rows?.members,
+  chunks: chunks?.n,
+  chunkRows: chunks?.rows,
+  fanout: { chunksTotal: f?.chunksTotal, chunksDone: f?.chunksDone, rowsDone: f?.rowsDone },
+});
 await h.close();
 await closeDb();
 process.exit(0);

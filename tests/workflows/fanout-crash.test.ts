@@ -31,5 +31,11 @@ test(`a ${TOTAL}-member fan-out killed half-way resumes after a restart: every m
   });
   console.log(JSON.stringify({ database: env.DATABASE_URL ? "postgres" : "pglite", rowsAtKill: atKill, ...report }));
   expect(atKill).toBeLessThan(TOTAL);
-  expect(report).toMatchObject({ rows: TOTAL, members: TOTAL, chunks: TOTAL / 250, chunkRows: TOTAL, fanout: { chunksTotal: TOTAL / 250, chunksDone: TOTAL / 250, rowsDone: TOTAL } });
+  expect(report).toMatchObject({
+    rows: TOTAL,
+    members: TOTAL,
+    chunks: TOTAL / 250,
+    chunkRows: TOTAL,
+    fanout: { chunksTotal: TOTAL / 250, chunksDone: TOTAL / 250, rowsDone: TOTAL },
+  });
 }, 170_000);

@@ -37,21 +37,34 @@ async function finished(id: string, ms = 100_000) {
 
 test("20,000 members fan out in chunks, each member exactly once; a repeated chunk writes nothing", async () => {
   const db = await getDb();
-  const { id, afterCommit } = await db.transaction((tx) => startFanout(tx, { kind: "synthetic", params: { total: 20_000 }, chunkSize: 500 }));
+  const { id, afterCommit } = await db.transaction((tx) =>
+    startFanout(tx, { kind: "synthetic", params: { total: 20_000 }, chunkSize: 500 }),
+  );
   await afterCommit();
   const f = await finished(id);
   expect(f).toMatchObject({ chunksTotal: 40, chunksDone: 40, rowsDone: 20_000 });
   const [rows] = await db
-    .select({ n: sql<number>`count(*)`.mapWith(Number), members: sql<number>`count(distinct ${fanoutRows.memberKey})`.mapWith(Number) })
+    .select({
+      n: sql<number>`count(*)`.mapWith(Number),
+      members: sql<number>`count(distinct ${fanoutRows.memberKey})`.mapWith(Number),
+    })
     .from(fanoutRows)
     .where(eq(fanoutRows.fanoutId, id));
   expect(rows).toEqual({ n: 20_000, members: 20_000 });
 
   // The same chunk again (as a redelivered event would be): applied once, so nothing changes.
-  await publishWorkflowEventsNow(db, [fanoutChunk.create({ fanoutId: id, chunk: 7, after: "m0003500", last: "m0004000" }, { id: `again:${id}:7` })]);
+  await publishWorkflowEventsNow(db, [
+    fanoutChunk.create({ fanoutId: id, chunk: 7, after: "m0003500", last: "m0004000" }, { id: `again:${id}:7` }),
+  ]);
   await waitForRun("svc-fanout-chunk", (r) => r.event.id === `again:${id}:7` && r.status === "completed");
-  const [after] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(fanoutRows).where(eq(fanoutRows.fanoutId, id));
+  const [after] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(fanoutRows)
+    .where(eq(fanoutRows.fanoutId, id));
   expect(after?.n).toBe(20_000);
-  const [chunks] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(fanoutChunks).where(eq(fanoutChunks.fanoutId, id));
+  const [chunks] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(fanoutChunks)
+    .where(eq(fanoutChunks.fanoutId, id));
   expect(chunks?.n).toBe(40);
 }, 150_000);

@@ -15,22 +15,46 @@ beforeAll(async () => {
   h = await startHarness();
   const c = h.client;
   const fns: InngestFunction.Any[] = [
-    c.createFunction({ id: "rate-limited", rateLimit: { limit: 2, period: "1m", key: "event.data.k" }, triggers: [{ event: "f/rate" }] }, async ({ event }) => event.data),
-    c.createFunction({ id: "debounced", debounce: { period: "1s", key: "event.data.k" }, triggers: [{ event: "f/debounce" }] }, async ({ event }) => event.data),
-    c.createFunction({ id: "batched", batchEvents: { maxSize: 3, timeout: "1s" }, triggers: [{ event: "f/batch" }] }, async ({ events }: { events: { data: unknown }[] }) =>
-      events.map((e) => (e.data as { n: number }).n),
+    c.createFunction(
+      {
+        id: "rate-limited",
+        rateLimit: { limit: 2, period: "1m", key: "event.data.k" },
+        triggers: [{ event: "f/rate" }],
+      },
+      async ({ event }) => event.data,
     ),
-    c.createFunction({ id: "throttled", throttle: { limit: 1, period: "1s" }, triggers: [{ event: "f/throttle" }] }, async ({ event }) => event.data),
-    c.createFunction({ id: "bursting", throttle: { limit: 1, period: "1m", burst: 2, key: "event.data.k" }, triggers: [{ event: "f/burst" }] }, async ({ event }) => event.data),
-    c.createFunction({ id: "prioritized", concurrency: 1, priority: { run: "event.data.p" }, triggers: [{ event: "f/priority" }] }, async ({ event, step }) => {
-      const name = (event.data as { name: string }).name;
-      await step.run("start", async () => {
-        starts.push(name);
-        // The blocker holds the function's only slot until the others are queued.
-        while (name === "blocker" && !released) await sleep(20);
-      });
-      return name;
-    }),
+    c.createFunction(
+      { id: "debounced", debounce: { period: "1s", key: "event.data.k" }, triggers: [{ event: "f/debounce" }] },
+      async ({ event }) => event.data,
+    ),
+    c.createFunction(
+      { id: "batched", batchEvents: { maxSize: 3, timeout: "1s" }, triggers: [{ event: "f/batch" }] },
+      async ({ events }: { events: { data: unknown }[] }) => events.map((e) => (e.data as { n: number }).n),
+    ),
+    c.createFunction(
+      { id: "throttled", throttle: { limit: 1, period: "1s" }, triggers: [{ event: "f/throttle" }] },
+      async ({ event }) => event.data,
+    ),
+    c.createFunction(
+      {
+        id: "bursting",
+        throttle: { limit: 1, period: "1m", burst: 2, key: "event.data.k" },
+        triggers: [{ event: "f/burst" }],
+      },
+      async ({ event }) => event.data,
+    ),
+    c.createFunction(
+      { id: "prioritized", concurrency: 1, priority: { run: "event.data.p" }, triggers: [{ event: "f/priority" }] },
+      async ({ event, step }) => {
+        const name = (event.data as { name: string }).name;
+        await step.run("start", async () => {
+          starts.push(name);
+          // The blocker holds the function's only slot until the others are queued.
+          while (name === "blocker" && !released) await sleep(20);
+        });
+        return name;
+      },
+    ),
   ];
   await h.serveFunctions(fns);
   h.executor.start();
@@ -73,8 +97,14 @@ describe("flow control", () => {
   test("batchEvents hands one run every event of a full batch, and a partial batch after its timeout", async () => {
     // One send: a second one could arrive after the partial batch's timeout on a loaded machine.
     await h.client.send([1, 2, 3, 4, 5].map((n) => ({ name: "f/batch", data: { n } })));
-    const full = await waitForRun(id("batched"), (r) => r.status === "completed" && (r.output as number[]).length === 3);
-    const partial = await waitForRun(id("batched"), (r) => r.status === "completed" && (r.output as number[]).length === 2);
+    const full = await waitForRun(
+      id("batched"),
+      (r) => r.status === "completed" && (r.output as number[]).length === 3,
+    );
+    const partial = await waitForRun(
+      id("batched"),
+      (r) => r.status === "completed" && (r.output as number[]).length === 2,
+    );
     expect(full.output).toEqual([1, 2, 3]);
     expect(partial.output).toEqual([4, 5]);
     expect(await runsOf(id("batched"))).toHaveLength(2);
@@ -87,7 +117,9 @@ describe("flow control", () => {
       if (runs.length === 3 && runs.every((r) => r.status === "completed")) break;
       await sleep(50);
     }
-    const [a = 0, b = 0, c = 0] = (await runsOf(id("throttled"))).map((r) => r.startedAt?.getTime() ?? 0).sort((x, y) => x - y);
+    const [a = 0, b = 0, c = 0] = (await runsOf(id("throttled")))
+      .map((r) => r.startedAt?.getTime() ?? 0)
+      .sort((x, y) => x - y);
     // One period apart; the throttle's times are the database's and `startedAt` is rounded to the
     // millisecond, so allow that rounding.
     expect(b - a).toBeGreaterThanOrEqual(995);
@@ -108,7 +140,9 @@ describe("flow control", () => {
     // Which of a's four waits depends on the order the executor claims their events in (it claims in
     // batches); exactly one of them does, and "b" never waits.
     expect(waiting.map((r) => data<{ k: string; n: number }>(r).k)).toEqual(["a"]);
-    const first = Math.min(...runs.filter((r) => data<{ k: string }>(r).k === "a" && r.startedAt).map((r) => r.startedAt?.getTime() ?? 0));
+    const first = Math.min(
+      ...runs.filter((r) => data<{ k: string }>(r).k === "a" && r.startedAt).map((r) => r.startedAt?.getTime() ?? 0),
+    );
     // The fourth start of "a" waits one emission interval (1 minute / 1) past the first.
     expect(waiting[0]?.status).toBe("queued");
     expect(waiting[0]?.dueAt?.getTime() ?? 0).toBeGreaterThanOrEqual(first + 59_000);

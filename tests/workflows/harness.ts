@@ -25,7 +25,11 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
   const body = chunks.length ? Buffer.concat(chunks) : undefined;
-  return new Request(new URL(req.url ?? "/", origin), { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : body });
+  return new Request(new URL(req.url ?? "/", origin), {
+    method: req.method,
+    headers,
+    body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
+  });
 }
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
@@ -96,7 +100,15 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
     const post = handlers.POST;
     return post ? post(request, {}) : Promise.resolve(new Response("no handler", { status: 405 }));
   });
-  const opts: ExecutorOptions = { signingKey: keys.signingKey, serveUrl, workers: 3, retryBaseMs: 40, pollMs: 50, leaseMs: 5_000, ...overrides };
+  const opts: ExecutorOptions = {
+    signingKey: keys.signingKey,
+    serveUrl,
+    workers: 3,
+    retryBaseMs: 40,
+    pollMs: 50,
+    leaseMs: 5_000,
+    ...overrides,
+  };
   const harness: Harness = {
     origin,
     serveUrl,
@@ -113,12 +125,19 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
       const body = JSON.stringify({ url });
       const res = await fetch(url, {
         method: "PUT",
-        headers: { "Content-Type": "application/json", "x-inngest-sync-kind": "in_band", "X-Inngest-Signature": signBody(body, keys.signingKey) },
+        headers: {
+          "Content-Type": "application/json",
+          "x-inngest-sync-kind": "in_band",
+          "X-Inngest-Signature": signBody(body, keys.signingKey),
+        },
         body,
       });
       if (!res.ok) throw new Error(`in-band sync failed: ${res.status} ${await res.text()}`);
       const synced = (await res.json()) as { app_id: string; url: string; functions: FnConfig[] };
-      const accepted = await acceptRegistration({ url: synced.url, appName: synced.app_id, functions: synced.functions }, serveUrl);
+      const accepted = await acceptRegistration(
+        { url: synced.url, appName: synced.app_id, functions: synced.functions },
+        serveUrl,
+      );
       if ("refused" in accepted) throw new Error(accepted.refused);
       return synced.functions.map((f) => f.id);
     },
@@ -138,14 +157,21 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
 export type Run = typeof wfRuns.$inferSelect;
 
 /** Polls until a run of `functionId` satisfies `predicate`. */
-export async function waitForRun(functionId: string, predicate: (run: Run) => boolean, timeoutMs = 15_000): Promise<Run> {
+export async function waitForRun(
+  functionId: string,
+  predicate: (run: Run) => boolean,
+  timeoutMs = 15_000,
+): Promise<Run> {
   const db = await getDb();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const runs = await db.select().from(wfRuns).where(eq(wfRuns.functionId, functionId));
     const hit = runs.find(predicate);
     if (hit) return hit;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for a run of ${functionId}; runs: ${JSON.stringify(runs.map((r) => ({ status: r.status, error: r.error, history: r.history })))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for a run of ${functionId}; runs: ${JSON.stringify(runs.map((r) => ({ status: r.status, error: r.error, history: r.history })))}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -14,7 +14,9 @@ let released = false;
 beforeAll(async () => {
   h = await startHarness();
   const c = h.client;
-  const child = c.createFunction({ id: "pw-child", triggers: [{ event: "pw/child" }] }, async ({ event }) => ({ doubled: (event.data as { n: number }).n * 2 }));
+  const child = c.createFunction({ id: "pw-child", triggers: [{ event: "pw/child" }] }, async ({ event }) => ({
+    doubled: (event.data as { n: number }).n * 2,
+  }));
   const fns: InngestFunction.Any[] = [
     child,
     c.createFunction({ id: "pw-all", triggers: [{ event: "pw/all" }] }, async ({ event, step }) => {
@@ -57,7 +59,9 @@ describe("several sleeps, waits and invokes awaited at once", () => {
     expect(done.output).toEqual({ go: 2, invoked: { doubled: 42 } });
     // All three started before any of them ended (one after another, the sleep would end first).
     const names = ["nap", "go", "call-child"];
-    const started = done.history.filter((e) => names.includes(e.name) && (e.status === "sleeping" || e.status === "waiting"));
+    const started = done.history.filter(
+      (e) => names.includes(e.name) && (e.status === "sleeping" || e.status === "waiting"),
+    );
     const firstEnd = done.history.findIndex((e) => names.includes(e.name) && e.status === "completed");
     expect(started).toHaveLength(3);
     expect(started.every((e) => done.history.indexOf(e) < firstEnd)).toBe(true);

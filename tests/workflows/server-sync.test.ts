@@ -22,7 +22,15 @@ let attackerHost = "";
 const attackerHits: string[] = [];
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", SVC_UNLOCKED_DIST_DIR: "1", SMTP_PORT: "0", ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "development",
+    LOG_LEVEL: "info",
+    NEXT_TELEMETRY_DISABLED: "1",
+    SVC_UNLOCKED_DIST_DIR: "1",
+    SMTP_PORT: "0",
+    ...extra,
+  };
   delete env.DATABASE_URL;
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
@@ -40,7 +48,12 @@ beforeAll(async () => {
   attackerHost = `127.0.0.1:${typeof a === "object" && a ? a.port : 0}`;
 
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-sync-"));
-  const env = childEnv({ PGLITE_DIR: path.join(dataDir, "pglite"), OUTBOX_DIR: path.join(dataDir, "outbox"), PORT: "0", HOST: "127.0.0.1" });
+  const env = childEnv({
+    PGLITE_DIR: path.join(dataDir, "pglite"),
+    OUTBOX_DIR: path.join(dataDir, "outbox"),
+    PORT: "0",
+    HOST: "127.0.0.1",
+  });
   delete env.INNGEST_SIGNING_KEY; // the server makes its own keys, as a default install does
   child = spawn(NODE, ["--import", "tsx", "server.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
@@ -83,29 +96,53 @@ test("the executor's signed sync succeeds; a forged-Host PUT is refused; a sched
   expect(output).not.toContain("workflow executor failed to start");
 
   expect(await raw("PUT", `${base}/api/inngest`, { Host: attackerHost })).toBe(401);
-  expect(await raw("PUT", `${base}/api/inngest?deployId=x`, { Host: attackerHost, "X-Forwarded-Host": attackerHost })).toBe(401);
+  expect(
+    await raw("PUT", `${base}/api/inngest?deployId=x`, { Host: attackerHost, "X-Forwarded-Host": attackerHost }),
+  ).toBe(401);
 
-  const { stdout } = await promisify(execFile)(NODE, ["--import", "tsx", "cli/svc.ts", "bootstrap", "--email", "sync@example.test", "--org", "Sync", "--json"], {
-    cwd: ROOT,
-    env: childEnv({ PGLITE_DIR: path.join(dataDir, "pglite") }),
-    timeout: 60_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    NODE,
+    ["--import", "tsx", "cli/svc.ts", "bootstrap", "--email", "sync@example.test", "--org", "Sync", "--json"],
+    {
+      cwd: ROOT,
+      env: childEnv({ PGLITE_DIR: path.join(dataDir, "pglite") }),
+      timeout: 60_000,
+    },
+  );
   const key = (JSON.parse(stdout) as { secret: string }).secret;
   const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
-  const { inbox } = (await (await fetch(`${base}/v1/inboxes`, { method: "POST", headers, body: JSON.stringify({ address: "sync@svc.localhost" }) })).json()) as { inbox: { id: string } };
+  const { inbox } = (await (
+    await fetch(`${base}/v1/inboxes`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ address: "sync@svc.localhost" }),
+    })
+  ).json()) as { inbox: { id: string } };
   // The development server compiles a route on its first request: warm it up with a dry run.
-  await fetch(`${base}/v1/messages`, { method: "POST", headers, body: JSON.stringify({ inboxId: inbox.id, to: "later@example.com", text: "x", dryRun: true }) });
+  await fetch(`${base}/v1/messages`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ inboxId: inbox.id, to: "later@example.com", text: "x", dryRun: true }),
+  });
   const sent = await fetch(`${base}/v1/messages`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ inboxId: inbox.id, to: "later@example.com", subject: "Later", text: "x", sendAt: new Date(Date.now() + 3000).toISOString() }),
+    body: JSON.stringify({
+      inboxId: inbox.id,
+      to: "later@example.com",
+      subject: "Later",
+      text: "x",
+      sendAt: new Date(Date.now() + 3000).toISOString(),
+    }),
   });
   const message = (await sent.json()) as { id: string; status: string };
   expect(message.status, JSON.stringify(message)).toBe("scheduled");
   const deadline = Date.now() + 90_000;
   let status = "scheduled";
   while (Date.now() < deadline) {
-    const got = (await (await fetch(`${base}/v1/messages/${message.id}`, { headers })).json()) as { message: { status: string } };
+    const got = (await (await fetch(`${base}/v1/messages/${message.id}`, { headers })).json()) as {
+      message: { status: string };
+    };
     status = got.message.status;
     // scheduled → queued → sent: wait for a terminal state, not just the first change.
     if (status !== "scheduled" && status !== "queued") break;

@@ -15,7 +15,13 @@ import { type Harness, sleep, startHarness } from "./harness";
 /** A delivery-log row as the API returns it (the fields these tests read). */
 interface LoggedAttempt {
   status: string;
-  request: { method: string; url: string; headers: Record<string, string>; body: string; bodyTruncated: boolean } | null;
+  request: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+    bodyTruncated: boolean;
+  } | null;
   responseHeaders: Record<string, string> | null;
 }
 
@@ -36,7 +42,10 @@ class Receiver {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const n = this.received.length;
-        this.received.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString() });
+        this.received.push({
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+          body: Buffer.concat(chunks).toString(),
+        });
         res.writeHead(this.respond(n), { "Content-Type": "text/plain" });
         res.end(this.respond(n) < 300 ? "ok" : "nope");
       });
@@ -79,11 +88,18 @@ async function receiver(): Promise<Receiver> {
   return r;
 }
 
-async function emit(org: TestOrg, n: number, type: "message.sent" | "message.received" = "message.sent", partition = "inbox:w") {
+async function emit(
+  org: TestOrg,
+  n: number,
+  type: "message.sent" | "message.received" = "message.sent",
+  partition = "inbox:w",
+) {
   const db = await getDb();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const e = await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type, partitionKey: partition, data: { i } }));
+    const e = await db.transaction((tx) =>
+      appendEvent(tx, { orgId: org.orgId, type, partitionKey: partition, data: { i } }),
+    );
     ids.push(e.eventId);
   }
   return ids;
@@ -102,10 +118,20 @@ async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 15
 describe("endpoints", () => {
   test("create returns the secret once; URLs and event types are validated", async () => {
     const org = await newOrg();
-    const created = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/x", events: ["message.received", "domain.verified"], label: "dev" } });
+    const created = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: "http://127.0.0.1:9/x", events: ["message.received", "domain.verified"], label: "dev" },
+    });
     expect(created.status).toBe(200);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
-    expect(created.body.webhook).toMatchObject({ object: "webhook", status: "active", label: "dev", autoPaused: false, consecutiveFailures: 0, secondarySecretActive: false });
+    expect(created.body.webhook).toMatchObject({
+      object: "webhook",
+      status: "active",
+      label: "dev",
+      autoPaused: false,
+      consecutiveFailures: 0,
+      secondarySecretActive: false,
+    });
     const got = await call("GET", `/v1/webhooks/${created.body.webhook.id}`, { key: org.secret });
     expect(JSON.stringify(got.body)).not.toContain(created.body.secret);
     for (const [url, why] of [
@@ -120,7 +146,10 @@ describe("endpoints", () => {
       expect(res.body.error.param).toBe("url");
       expect(res.body.error.message).toContain(why);
     }
-    const badType = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: "http://127.0.0.1:9/x", events: ["message.exploded"] } });
+    const badType = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: "http://127.0.0.1:9/x", events: ["message.exploded"] },
+    });
     expect(badType.body.error.param).toBe("events[0]");
   });
 });
@@ -129,27 +158,54 @@ describe("delivery", () => {
   test("events arrive signed per Standard Webhooks, verified by the standardwebhooks library", async () => {
     const org = await newOrg();
     const r = await receiver();
-    const { webhook, secret } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const { webhook, secret } = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const [eventId] = await emit(org, 1);
     await emit(org, 1, "message.received"); // not subscribed
-    await until(() => r.received.length, (n) => n >= 1);
+    await until(
+      () => r.received.length,
+      (n) => n >= 1,
+    );
     await sleep(300);
     expect(r.received).toHaveLength(1);
     const got = r.received[0] as Received;
-    const payload = new Webhook(secret).verify(got.body, got.headers) as { eventId: string; type: string; data: unknown; createdAt: string };
+    const payload = new Webhook(secret).verify(got.body, got.headers) as {
+      eventId: string;
+      type: string;
+      data: unknown;
+      createdAt: string;
+    };
     expect(payload).toMatchObject({ eventId, type: "message.sent", data: { i: 0 } });
     expect(got.headers["webhook-id"]).toBe(eventId);
     expect(got.headers["x-svc-signature"]).toBe(got.headers["webhook-signature"]);
-    expect(() => new Webhook(`whsec_${Buffer.from("another secret!!").toString("base64")}`).verify(got.body, got.headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from("another secret!!").toString("base64")}`).verify(got.body, got.headers),
+    ).toThrow();
     const log = await until(
       async () => (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`, { key: org.secret })).body.data,
       (d: LoggedAttempt[]) => d.length === 1,
     );
-    expect(log[0]).toMatchObject({ eventId, eventType: "message.sent", attempt: 1, status: "succeeded", responseStatus: 200, responseSnippet: "ok", error: null });
+    expect(log[0]).toMatchObject({
+      eventId,
+      eventType: "message.sent",
+      attempt: 1,
+      status: "succeeded",
+      responseStatus: 200,
+      responseSnippet: "ok",
+      error: null,
+    });
     const first = log[0] as LoggedAttempt;
     // The attempt's details: the request exactly as the receiver got it (signature included), the response's headers.
     expect(first.request).toMatchObject({ method: "POST", url: r.url, body: got.body, bodyTruncated: false });
-    for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature", "x-svc-signature", "content-type", "user-agent"]) {
+    for (const name of [
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+      "x-svc-signature",
+      "content-type",
+      "user-agent",
+    ]) {
       const sent = Object.entries(first.request?.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
       expect(sent, name).toBe(got.headers[name]);
     }
@@ -163,11 +219,18 @@ describe("delivery", () => {
   test("attempt details are bounded: a large body is cut in the log (the receiver gets all of it); a refused URL logs no request", async () => {
     const org = await newOrg();
     const r = await receiver();
-    const { webhook } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const { webhook } = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const db = await getDb();
     const big = "x".repeat(20_000);
-    await db.transaction((tx) => appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:big", data: { big } }));
-    await until(() => r.received.length, (n) => n >= 1);
+    await db.transaction((tx) =>
+      appendEvent(tx, { orgId: org.orgId, type: "message.sent", partitionKey: "inbox:big", data: { big } }),
+    );
+    await until(
+      () => r.received.length,
+      (n) => n >= 1,
+    );
     expect(r.received[0]?.body).toContain(big);
     const [d] = await until(
       async () => (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`, { key: org.secret })).body.data,
@@ -180,8 +243,13 @@ describe("delivery", () => {
     // The test ping records its request too; a URL refused before sending records none.
     const ping = await call("POST", `/v1/webhooks/${webhook.id}/test`, { key: org.secret });
     expect(ping.body.delivery).toMatchObject({ status: "succeeded", responseStatus: 200, error: null });
-    expect(JSON.parse(ping.body.delivery.request.body)).toMatchObject({ type: "webhook.test", data: { webhookId: webhook.id, test: true } });
-    const refused = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body.webhook;
+    expect(JSON.parse(ping.body.delivery.request.body)).toMatchObject({
+      type: "webhook.test",
+      data: { webhookId: webhook.id, test: true },
+    });
+    const refused = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body.webhook;
     await db.update(webhooks).set({ url: "https://10.0.0.9/hook" }).where(eq(webhooks.id, refused.id));
     const refusedPing = await call("POST", `/v1/webhooks/${refused.id}/test`, { key: org.secret });
     expect(refusedPing.body.delivery).toMatchObject({ status: "failed", request: null, responseHeaders: null });
@@ -194,7 +262,11 @@ describe("delivery", () => {
     r.respond = (n) => (n % 2 === 0 ? 500 : 200);
     await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } });
     const ids = await emit(org, 12);
-    const delivered = await until(() => r.uniqueDelivered(), (d) => d.length === 12, 30_000);
+    const delivered = await until(
+      () => r.uniqueDelivered(),
+      (d) => d.length === 12,
+      30_000,
+    );
     expect(new Set(delivered)).toEqual(new Set(ids));
   });
 
@@ -202,55 +274,91 @@ describe("delivery", () => {
     const org = await newOrg();
     const r = await receiver();
     r.respond = () => 500;
-    const { webhook } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const { webhook } = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const ids = await emit(org, 3);
     const paused = await until(
       async () => (await call("GET", `/v1/webhooks/${webhook.id}`, { key: org.secret })).body.webhook,
       (w: { status: string }) => w.status === "paused",
       30_000,
     );
-    expect(paused).toMatchObject({ autoPaused: true, pausedReason: "auto:delivery_failures", autoPausedAt: expect.any(String) });
+    expect(paused).toMatchObject({
+      autoPaused: true,
+      pausedReason: "auto:delivery_failures",
+      autoPausedAt: expect.any(String),
+    });
     const more = await emit(org, 2); // not delivered while paused
     await sleep(500);
     expect((await call("POST", `/v1/webhooks/${webhook.id}/redrive`, { key: org.secret })).status).toBe(409);
     r.respond = () => 200;
     const resumed = await call("POST", `/v1/webhooks/${webhook.id}/resume`, { key: org.secret });
-    expect(resumed.body.webhook).toMatchObject({ status: "active", autoPaused: false, pausedReason: null, consecutiveFailures: 0 });
+    expect(resumed.body.webhook).toMatchObject({
+      status: "active",
+      autoPaused: false,
+      pausedReason: null,
+      consecutiveFailures: 0,
+    });
     const redrive = await call("POST", `/v1/webhooks/${webhook.id}/redrive`, { key: org.secret });
     expect(redrive.body.redriven).toBe(5);
-    const delivered = await until(() => r.uniqueDelivered(), (d) => [...ids, ...more].every((id) => d.includes(id)), 30_000);
+    const delivered = await until(
+      () => r.uniqueDelivered(),
+      (d) => [...ids, ...more].every((id) => d.includes(id)),
+      30_000,
+    );
     expect(delivered).toEqual(expect.arrayContaining([...ids, ...more]));
   }, 90_000);
 
   test("rateLimitPerSecond paces an endpoint (a burst of its rate, then one per 1/rate s) and delays, never drops", async () => {
     const org = await newOrg();
     const r = await receiver();
-    const created = await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"], rateLimitPerSecond: 4 } });
+    const created = await call("POST", "/v1/webhooks", {
+      key: org.secret,
+      body: { url: r.url, events: ["message.sent"], rateLimitPerSecond: 4 },
+    });
     expect(created.body.webhook.rateLimitPerSecond).toBe(4);
     const { webhook } = created.body;
     const ids = await emit(org, 10);
-    const delivered = await until(() => r.uniqueDelivered(), (d) => d.length === 10, 30_000);
+    const delivered = await until(
+      () => r.uniqueDelivered(),
+      (d) => d.length === 10,
+      30_000,
+    );
     expect(new Set(delivered)).toEqual(new Set(ids));
     // Attempts start when claimed (the log row's time, the database's clock): 4 at once, then one per 250 ms.
-    const log = (await call("GET", `/v1/webhooks/${webhook.id}/deliveries?limit=100`, { key: org.secret })).body.data as { createdAt: string }[];
+    const log = (await call("GET", `/v1/webhooks/${webhook.id}/deliveries?limit=100`, { key: org.secret })).body
+      .data as { createdAt: string }[];
     const starts = log.map((d) => Date.parse(d.createdAt)).sort((a, b) => a - b);
     expect(starts).toHaveLength(10);
     const first = starts[0] ?? 0;
     starts.forEach((t, i) => expect(t - first).toBeGreaterThanOrEqual(Math.max(0, i - 3) * 250 - 5));
-    const off = await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { rateLimitPerSecond: null } });
+    const off = await call("PATCH", `/v1/webhooks/${webhook.id}`, {
+      key: org.secret,
+      body: { rateLimitPerSecond: null },
+    });
     expect(off.body.webhook.rateLimitPerSecond).toBeNull();
-    expect((await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { rateLimitPerSecond: 0 } })).status).toBe(400);
+    expect(
+      (await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { rateLimitPerSecond: 0 } })).status,
+    ).toBe(400);
   });
 
   test("after a rotation both secrets verify during the window; 410 disables the endpoint", async () => {
     const org = await newOrg();
     const r = await receiver();
-    const created = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const created = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const rotated = await call("POST", `/v1/webhooks/${created.webhook.id}/rotate-secret`, { key: org.secret });
     expect(rotated.body.secret).not.toBe(created.secret);
-    expect(rotated.body.webhook).toMatchObject({ secondarySecretActive: true, secondarySecretExpiresAt: expect.any(String) });
+    expect(rotated.body.webhook).toMatchObject({
+      secondarySecretActive: true,
+      secondarySecretExpiresAt: expect.any(String),
+    });
     await emit(org, 1);
-    await until(() => r.received.length, (n) => n >= 1);
+    await until(
+      () => r.received.length,
+      (n) => n >= 1,
+    );
     const got = r.received[0] as Received;
     expect(got.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
     expect(new Webhook(created.secret).verify(got.body, got.headers)).toBeTruthy();
@@ -268,14 +376,26 @@ describe("delivery", () => {
   test("test sends a signed ping and logs it; pause, update and delete work", async () => {
     const org = await newOrg();
     const r = await receiver();
-    const { webhook, secret } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const { webhook, secret } = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const ping = await call("POST", `/v1/webhooks/${webhook.id}/test`, { key: org.secret });
     expect(ping.body.delivery).toMatchObject({ eventType: "webhook.test", status: "succeeded", responseStatus: 200 });
-    expect(new Webhook(secret).verify(r.received[0]?.body ?? "", r.received[0]?.headers ?? {})).toMatchObject({ type: "webhook.test" });
-    expect((await call("POST", `/v1/webhooks/${webhook.id}/pause`, { key: org.secret })).body.webhook.status).toBe("paused");
-    const upd = await call("PATCH", `/v1/webhooks/${webhook.id}`, { key: org.secret, body: { events: ["message.received"], label: "x" } });
+    expect(new Webhook(secret).verify(r.received[0]?.body ?? "", r.received[0]?.headers ?? {})).toMatchObject({
+      type: "webhook.test",
+    });
+    expect((await call("POST", `/v1/webhooks/${webhook.id}/pause`, { key: org.secret })).body.webhook.status).toBe(
+      "paused",
+    );
+    const upd = await call("PATCH", `/v1/webhooks/${webhook.id}`, {
+      key: org.secret,
+      body: { events: ["message.received"], label: "x" },
+    });
     expect(upd.body.webhook).toMatchObject({ events: ["message.received"], label: "x" });
-    expect((await call("DELETE", `/v1/webhooks/${webhook.id}`, { key: org.secret })).body).toEqual({ deleted: true, id: webhook.id });
+    expect((await call("DELETE", `/v1/webhooks/${webhook.id}`, { key: org.secret })).body).toEqual({
+      deleted: true,
+      id: webhook.id,
+    });
     expect((await call("GET", "/v1/webhooks", { key: org.secret })).body.webhooks).toEqual([]);
   });
 });
@@ -289,11 +409,21 @@ describe("replay", () => {
     const b = await emit(org, 2, "message.sent", "inbox:b");
     const a = await emit(org, 2, "message.sent", "inbox:a");
     await emit(org, 1, "message.received", "inbox:a"); // no subscriber: skipped
-    const { webhook, secret } = (await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })).body;
+    const { webhook, secret } = (
+      await call("POST", "/v1/webhooks", { key: org.secret, body: { url: r.url, events: ["message.sent"] } })
+    ).body;
     const res = await call("POST", "/v1/events/replay", { key: org.secret, body: { sinceTimestamp: t0 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ replayed: 4, skipped: 1, from: { partitionKey: "inbox:a", seq: 1 }, to: { partitionKey: "inbox:b", seq: 2 } });
-    await until(() => r.received.length, (n) => n >= 4);
+    expect(res.body).toMatchObject({
+      replayed: 4,
+      skipped: 1,
+      from: { partitionKey: "inbox:a", seq: 1 },
+      to: { partitionKey: "inbox:b", seq: 2 },
+    });
+    await until(
+      () => r.received.length,
+      (n) => n >= 4,
+    );
     const order = r.received.map((x) => (new Webhook(secret).verify(x.body, x.headers) as { eventId: string }).eventId);
     expect(order).toEqual([...a, ...b]);
     const log = (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`, { key: org.secret })).body.data;
@@ -313,6 +443,13 @@ describe("replay", () => {
       expect(out.body.error.param, JSON.stringify(body)).toBe(param);
     }
     await call("POST", `/v1/webhooks/${webhook.id}/pause`, { key: org.secret });
-    expect((await call("POST", "/v1/events/replay", { key: org.secret, body: { sinceTimestamp: t0, webhookId: webhook.id } })).status).toBe(404);
+    expect(
+      (
+        await call("POST", "/v1/events/replay", {
+          key: org.secret,
+          body: { sinceTimestamp: t0, webhookId: webhook.id },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

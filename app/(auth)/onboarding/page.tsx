@@ -26,7 +26,9 @@ export default async function OnboardingPage({ searchParams }: { searchParams: P
           Back to the console
         </Link>
       ) : (
-        <p className="text-xs text-zinc-600 dark:text-zinc-400">Signed in as {user.email}. Invited to an existing organization? Open the link in your invitation email.</p>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          Signed in as {user.email}. Invited to an existing organization? Open the link in your invitation email.
+        </p>
       )}
     </>
   );

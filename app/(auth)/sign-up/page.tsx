@@ -6,7 +6,11 @@ import { safeNext } from "@/lib/console/redirects";
 
 export const metadata = { title: "Create account — svc console" };
 
-export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string; email?: string }> }) {
+export default async function SignUpPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string; email?: string }>;
+}) {
   const { next: rawNext, email } = await searchParams;
   const next = safeNext(rawNext);
   if ((await auth())?.user?.id) redirect(next);
@@ -14,7 +18,9 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
     <>
       <div>
         <h1 className="text-xl font-semibold">Create your account</h1>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">The first account of a new installation creates its first organization.</p>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+          The first account of a new installation creates its first organization.
+        </p>
       </div>
       <SignUpForm next={next} email={typeof email === "string" ? email : undefined} />
       <p className="text-center text-sm">

@@ -1,5 +1,16 @@
 import { CreateKeyForm, RevokeKeyButton } from "@/components/console/config/api-keys";
-import { Badge, Card, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  EmptyState,
+  Mono,
+  NoAccess,
+  PageHeader,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { listApiKeys } from "@/lib/api-keys/operations";
 import { getConsole } from "@/lib/console/context";
 import { scopeChoices } from "@/lib/console/pickers";
@@ -20,15 +31,37 @@ export default async function ApiKeysPage() {
     return <NoAccess title="API keys" what="API keys" />;
   }
   const canWrite = ctx.can("keys:write");
-  const [{ apiKeys }, { inboxes }] = await Promise.all([ctx.invoke(listApiKeys), canWrite ? ctx.invoke(listInboxes) : Promise.resolve({ inboxes: [] })]);
+  const [{ apiKeys }, { inboxes }] = await Promise.all([
+    ctx.invoke(listApiKeys),
+    canWrite ? ctx.invoke(listInboxes) : Promise.resolve({ inboxes: [] }),
+  ]);
   return (
     <>
-      <PageHeader title="API keys" description="Keys authenticate calls to the /v1 API with the scopes you grant them. A key's secret is shown once, when it is created." />
+      <PageHeader
+        title="API keys"
+        description="Keys authenticate calls to the /v1 API with the scopes you grant them. A key's secret is shown once, when it is created."
+      />
       <div className="space-y-6">
         {apiKeys.length === 0 ? (
-          <EmptyState title="No API keys yet" description={canWrite ? "Create one below to call the API." : "An owner or admin can create one."} />
+          <EmptyState
+            title="No API keys yet"
+            description={canWrite ? "Create one below to call the API." : "An owner or admin can create one."}
+          />
         ) : (
-          <Table head={["Name", "Prefix", "Scopes", "Restrictions", "Last used", "Status", <span key="a" className="sr-only">Actions</span>]} caption="API keys">
+          <Table
+            head={[
+              "Name",
+              "Prefix",
+              "Scopes",
+              "Restrictions",
+              "Last used",
+              "Status",
+              <span key="a" className="sr-only">
+                Actions
+              </span>,
+            ]}
+            caption="API keys"
+          >
             {apiKeys.map((k) => (
               <tr key={k.id}>
                 <Td className="font-medium">{k.name}</Td>
@@ -49,11 +82,19 @@ export default async function ApiKeysPage() {
                   <span className="block">IPs: {restriction(k.allowedIps, "entry", "entries", "any")}</span>
                   <span className="block">Inboxes: {restriction(k.inboxIds, "inbox", "inboxes", "any")}</span>
                 </Td>
-                <Td>{k.lastUsedAt ? <Time value={k.lastUsedAt} /> : <span className="text-zinc-600 dark:text-zinc-400">Never</span>}</Td>
+                <Td>
+                  {k.lastUsedAt ? (
+                    <Time value={k.lastUsedAt} />
+                  ) : (
+                    <span className="text-zinc-600 dark:text-zinc-400">Never</span>
+                  )}
+                </Td>
                 <Td>
                   <StatusBadge status={k.status} />
                 </Td>
-                <Td className="text-right">{canWrite && k.status === "active" ? <RevokeKeyButton keyId={k.id} name={k.name} /> : null}</Td>
+                <Td className="text-right">
+                  {canWrite && k.status === "active" ? <RevokeKeyButton keyId={k.id} name={k.name} /> : null}
+                </Td>
               </tr>
             ))}
           </Table>

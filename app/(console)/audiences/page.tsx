@@ -14,7 +14,10 @@ export default async function AudiencesPage() {
   const canWrite = ctx.can("audiences:write");
   return (
     <>
-      <PageHeader title="Audiences" description="Recipient lists: add members by address, contact or CSV import, then send a broadcast — one message per active member, each with a one-click unsubscribe link." />
+      <PageHeader
+        title="Audiences"
+        description="Recipient lists: add members by address, contact or CSV import, then send a broadcast — one message per active member, each with a one-click unsubscribe link."
+      />
       <div className="space-y-6">
         {audiences.length === 0 ? (
           <EmptyState title="No audiences yet" description={canWrite ? "Create one below." : undefined} />
@@ -26,7 +29,9 @@ export default async function AudiencesPage() {
                   <Link className="link font-medium" href={`/audiences/${a.id}`}>
                     {a.name}
                   </Link>
-                  {a.description ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{a.description}</span> : null}
+                  {a.description ? (
+                    <span className="block text-xs text-zinc-600 dark:text-zinc-400">{a.description}</span>
+                  ) : null}
                 </Td>
                 <Td>{a.memberCount?.toLocaleString() ?? "—"}</Td>
                 <Td>

@@ -1,5 +1,16 @@
 import { BudgetActions, SetBudgetForm } from "@/components/console/trust/budgets";
-import { Badge, Card, EmptyState, Mono, NoAccess, PageHeader, Table, Td, Time, UsageBar } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  EmptyState,
+  Mono,
+  NoAccess,
+  PageHeader,
+  Table,
+  Td,
+  Time,
+  UsageBar,
+} from "@/components/console/ui";
 import { listAgents } from "@/lib/agents/operations";
 import { listApiKeys } from "@/lib/api-keys/operations";
 import { brokenLimit } from "@/lib/budgets/enforce";
@@ -28,7 +39,11 @@ export default async function BudgetsPage() {
   const keyName = new Map((keys ?? []).map((k) => [k.id, k.name]));
   const agentName = new Map((agents ?? []).map((a) => [a.agentId, a.display]));
   const subject = (b: (typeof budgets)[number]) =>
-    b.scope === "account" ? "the account" : b.scope === "key" ? `API key ${keyName.get(b.scopeId ?? "") ?? b.scopeId}` : `agent ${agentName.get(b.scopeId ?? "") ?? keyName.get(b.scopeId ?? "") ?? b.scopeId}`;
+    b.scope === "account"
+      ? "the account"
+      : b.scope === "key"
+        ? `API key ${keyName.get(b.scopeId ?? "") ?? b.scopeId}`
+        : `agent ${agentName.get(b.scopeId ?? "") ?? keyName.get(b.scopeId ?? "") ?? b.scopeId}`;
   const canWrite = ctx.can("budgets:write");
   return (
     <>
@@ -38,9 +53,25 @@ export default async function BudgetsPage() {
       />
       <div className="space-y-6">
         {budgets.length === 0 ? (
-          <EmptyState title="No budgets yet" description={canWrite ? "Set one below: sends are not limited until you do." : "An owner or admin can set one."} />
+          <EmptyState
+            title="No budgets yet"
+            description={
+              canWrite ? "Set one below: sends are not limited until you do." : "An owner or admin can set one."
+            }
+          />
         ) : (
-          <Table head={["Applies to", "State", "Usage", "Updated", <span key="a" className="sr-only">Actions</span>]} caption="Budgets">
+          <Table
+            head={[
+              "Applies to",
+              "State",
+              "Usage",
+              "Updated",
+              <span key="a" className="sr-only">
+                Actions
+              </span>,
+            ]}
+            caption="Budgets"
+          >
             {budgets.map((b) => {
               const label = subject(b);
               const broken = brokenLimit(b.limits, b.usage, 1);
@@ -62,16 +93,42 @@ export default async function BudgetsPage() {
                     ) : (
                       <Badge tone="green">within limits</Badge>
                     )}
-                    {tripped ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{LIMIT_WORDS[tripped]}</span> : null}
+                    {tripped ? (
+                      <span className="block text-xs text-zinc-600 dark:text-zinc-400">{LIMIT_WORDS[tripped]}</span>
+                    ) : null}
                   </Td>
                   <Td className="min-w-48 space-y-2">
-                    {l.maxSendsPerDay !== null ? <UsageBar label="Last 24 hours" used={b.usage.sendsLast24h} limit={l.maxSendsPerDay} unit="recipients" over={tripped === "maxSendsPerDay"} /> : null}
-                    {l.maxNewRecipientsPerHour !== null ? (
-                      <UsageBar label="Last hour" used={b.usage.newRecipientsLastHour} limit={l.maxNewRecipientsPerHour} unit="recipients" over={tripped === "maxNewRecipientsPerHour"} />
+                    {l.maxSendsPerDay !== null ? (
+                      <UsageBar
+                        label="Last 24 hours"
+                        used={b.usage.sendsLast24h}
+                        limit={l.maxSendsPerDay}
+                        unit="recipients"
+                        over={tripped === "maxSendsPerDay"}
+                      />
                     ) : null}
-                    {spendCap !== null ? <UsageBar label="Paid, last 24 hours" used={b.usage.spentLast24hCents} limit={spendCap} unit="cents" over={spendReached} /> : null}
+                    {l.maxNewRecipientsPerHour !== null ? (
+                      <UsageBar
+                        label="Last hour"
+                        used={b.usage.newRecipientsLastHour}
+                        limit={l.maxNewRecipientsPerHour}
+                        unit="recipients"
+                        over={tripped === "maxNewRecipientsPerHour"}
+                      />
+                    ) : null}
+                    {spendCap !== null ? (
+                      <UsageBar
+                        label="Paid, last 24 hours"
+                        used={b.usage.spentLast24hCents}
+                        limit={spendCap}
+                        unit="cents"
+                        over={spendReached}
+                      />
+                    ) : null}
                     {l.hardStopOnComplaint ? (
-                      <p className="text-xs text-zinc-600 dark:text-zinc-400">Stops on a complaint: {b.usage.accountHasComplaint ? "the account has one" : "none so far"}</p>
+                      <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                        Stops on a complaint: {b.usage.accountHasComplaint ? "the account has one" : "none so far"}
+                      </p>
                     ) : null}
                   </Td>
                   <Td>
@@ -85,10 +142,21 @@ export default async function BudgetsPage() {
         )}
         {canWrite ? (
           <Card title="Set a budget">
-            <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">Saving replaces the limits of the same scope (a limit left empty is none). Usage counts every recipient of each send.</p>
+            <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
+              Saving replaces the limits of the same scope (a limit left empty is none). Usage counts every recipient of
+              each send.
+            </p>
             <SetBudgetForm
-              keys={keys?.filter((k) => k.status === "active").map((k) => ({ id: k.id, label: `${k.name} (${k.prefix}…)` })) ?? null}
-              agents={agents?.filter((a) => a.status !== "revoked").map((a) => ({ id: a.agentId, label: `${a.display} (${a.agentId})` })) ?? null}
+              keys={
+                keys
+                  ?.filter((k) => k.status === "active")
+                  .map((k) => ({ id: k.id, label: `${k.name} (${k.prefix}…)` })) ?? null
+              }
+              agents={
+                agents
+                  ?.filter((a) => a.status !== "revoked")
+                  .map((a) => ({ id: a.agentId, label: `${a.display} (${a.agentId})` })) ?? null
+              }
             />
           </Card>
         ) : null}

@@ -1,7 +1,19 @@
 import { inputRules } from "@/components/console/contract-input";
 import { RefreshWhile } from "@/components/console/refresh-while";
 import { CertificateButton, ExportVerify, StartErasure, StartPurge } from "@/components/console/trust/compliance";
-import { Badge, Card, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  Details,
+  EmptyState,
+  Mono,
+  NoAccess,
+  PageHeader,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { requestErasure } from "@/lib/compliance/contracts";
 import { getResidency } from "@/lib/compliance/operations";
 import { getConsole } from "@/lib/console/context";
@@ -24,7 +36,9 @@ export default async function CompliancePage() {
   const [jobs, residency, inboxes] = await Promise.all([
     complianceJobs(ctx),
     ctx.invoke(getResidency),
-    canWrite && ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes.map((i) => ({ id: i.id, address: i.address }))) : [],
+    canWrite && ctx.can("inboxes:read")
+      ? ctx.invoke(listInboxes).then((r) => r.inboxes.map((i) => ({ id: i.id, address: i.address })))
+      : [],
   ]);
   const inboxAddress = new Map(inboxes.map((i) => [i.id, i.address]));
   const e = residency.enforcement;
@@ -38,8 +52,9 @@ export default async function CompliancePage() {
       <div className="space-y-6">
         <Card title="Audit export">
           <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
-            Every audit row of the organization in chain order; each row hashes its predecessor, and each page carries a manifest signed with the service key. Anyone can check a download offline
-            with npm run svc -- compliance verify.
+            Every audit row of the organization in chain order; each row hashes its predecessor, and each page carries a
+            manifest signed with the service key. Anyone can check a download offline with npm run svc -- compliance
+            verify.
           </p>
           <ExportVerify />
         </Card>
@@ -48,13 +63,27 @@ export default async function CompliancePage() {
           {canWrite ? (
             <div className="mb-6 grid gap-6 md:grid-cols-2">
               <StartErasure addressRules={inputRules(requestErasure.body, "address")} />
-              {inboxes.length > 0 ? <StartPurge inboxes={inboxes} /> : <p className="text-sm text-zinc-600 dark:text-zinc-400">No inbox to purge.</p>}
+              {inboxes.length > 0 ? (
+                <StartPurge inboxes={inboxes} />
+              ) : (
+                <p className="text-sm text-zinc-600 dark:text-zinc-400">No inbox to purge.</p>
+              )}
             </div>
           ) : null}
           {jobs.length === 0 ? (
-            <EmptyState title="No jobs yet" description={canWrite ? "An erasure or purge you start appears here with its progress and, once done, its signed certificate." : "An owner or admin can start one."} />
+            <EmptyState
+              title="No jobs yet"
+              description={
+                canWrite
+                  ? "An erasure or purge you start appears here with its progress and, once done, its signed certificate."
+                  : "An owner or admin can start one."
+              }
+            />
           ) : (
-            <Table head={["Job", "Subject", "Status", "Removed", "Requested", "Certificate"]} caption={`Erasure and purge jobs, newest first (up to ${COMPLIANCE_JOBS_SHOWN})`}>
+            <Table
+              head={["Job", "Subject", "Status", "Removed", "Requested", "Certificate"]}
+              caption={`Erasure and purge jobs, newest first (up to ${COMPLIANCE_JOBS_SHOWN})`}
+            >
               {jobs.map((j) => {
                 const removed = Object.entries(j.counts).filter(([, n]) => n > 0);
                 const s = j.subject;
@@ -85,7 +114,13 @@ export default async function CompliancePage() {
                       <StatusBadge status={j.status} />
                       {j.error ? <span className="block text-xs text-red-700 dark:text-red-400">{j.error}</span> : null}
                     </Td>
-                    <Td className="max-w-xs">{removed.length === 0 ? (j.status === "completed" ? "nothing found" : "—") : removed.map(([k, n]) => counted(n, k)).join(", ")}</Td>
+                    <Td className="max-w-xs">
+                      {removed.length === 0
+                        ? j.status === "completed"
+                          ? "nothing found"
+                          : "—"
+                        : removed.map(([k, n]) => counted(n, k)).join(", ")}
+                    </Td>
                     <Td>
                       <Time value={j.createdAt} />
                       {j.completedAt ? (
@@ -98,7 +133,9 @@ export default async function CompliancePage() {
                       {j.certificate ? (
                         <CertificateButton jobId={j.id} kind={j.kind} certificate={j.certificate} />
                       ) : (
-                        <span className="text-xs text-zinc-600 dark:text-zinc-400">{j.status === "failed" ? "none (failed)" : "when completed"}</span>
+                        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                          {j.status === "failed" ? "none (failed)" : "when completed"}
+                        </span>
                       )}
                     </Td>
                   </tr>
@@ -113,10 +150,19 @@ export default async function CompliancePage() {
             items={[
               ["Primary region", residency.primaryRegion],
               ["Data residency", residency.dataResidency],
-              ["No US egress", residency.noUsEgress ? <Badge tone="green">yes</Badge> : <Badge tone="yellow">no</Badge>],
-              ["CLOUD Act exposure", residency.cloudActExposed ? <Badge tone="yellow">exposed</Badge> : <Badge tone="green">none</Badge>],
+              [
+                "No US egress",
+                residency.noUsEgress ? <Badge tone="green">yes</Badge> : <Badge tone="yellow">no</Badge>,
+              ],
+              [
+                "CLOUD Act exposure",
+                residency.cloudActExposed ? <Badge tone="yellow">exposed</Badge> : <Badge tone="green">none</Badge>,
+              ],
               ["Controller's parent", residency.controllerParent ?? "not declared"],
-              ["Where it runs", `database ${e.database}, storage ${e.storage}, mail ${e.mailTransport}, workflows ${e.workflows}, outbound HTTP ${e.outboundHttp}`],
+              [
+                "Where it runs",
+                `database ${e.database}, storage ${e.storage}, mail ${e.mailTransport}, workflows ${e.workflows}, outbound HTTP ${e.outboundHttp}`,
+              ],
               [
                 "Subprocessor list",
                 <span key="v">
@@ -132,12 +178,22 @@ export default async function CompliancePage() {
           />
           <div className="mt-4">
             {residency.subprocessors.length === 0 ? (
-              <p className="text-sm text-zinc-600 dark:text-zinc-400">No subprocessors: this deployment sends nothing to third parties (webhook endpoints you add are yours).</p>
+              <p className="text-sm text-zinc-600 dark:text-zinc-400">
+                No subprocessors: this deployment sends nothing to third parties (webhook endpoints you add are yours).
+              </p>
             ) : (
               <Table head={["Subprocessor", "Purpose", "Location", "Jurisdiction", "Source"]} caption="Subprocessors">
                 {residency.subprocessors.map((p) => (
                   <tr key={`${p.name}-${p.purpose}`}>
-                    <Td>{p.url ? <a className="link" href={p.url} rel="noreferrer noopener" target="_blank">{p.name}</a> : p.name}</Td>
+                    <Td>
+                      {p.url ? (
+                        <a className="link" href={p.url} rel="noreferrer noopener" target="_blank">
+                          {p.name}
+                        </a>
+                      ) : (
+                        p.name
+                      )}
+                    </Td>
                     <Td>{p.purpose}</Td>
                     <Td>{p.location}</Td>
                     <Td>{p.jurisdiction ?? "—"}</Td>

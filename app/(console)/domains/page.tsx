@@ -16,10 +16,18 @@ export default async function DomainsPage() {
   const canWrite = ctx.can("domains:write");
   return (
     <>
-      <PageHeader title="Domains" description="Send and receive on your own domains once their DNS records are published and verified. Every organization also has the shared domain." />
+      <PageHeader
+        title="Domains"
+        description="Send and receive on your own domains once their DNS records are published and verified. Every organization also has the shared domain."
+      />
       <div className="space-y-6">
         {domains.length === 0 ? (
-          <EmptyState title="No domains yet" description={canWrite ? "Add a domain below to get the DNS records to publish." : "An owner or admin can add one."} />
+          <EmptyState
+            title="No domains yet"
+            description={
+              canWrite ? "Add a domain below to get the DNS records to publish." : "An owner or admin can add one."
+            }
+          />
         ) : (
           <Table head={["Domain", "Status", "Kind", "Added"]} caption="Domains">
             {domains.map((d) => (
@@ -32,7 +40,13 @@ export default async function DomainsPage() {
                 <Td>
                   <StatusBadge status={d.status} />
                 </Td>
-                <Td>{d.isShared ? <Badge tone="blue">shared, read-only</Badge> : <span className="text-zinc-600 dark:text-zinc-400">own</span>}</Td>
+                <Td>
+                  {d.isShared ? (
+                    <Badge tone="blue">shared, read-only</Badge>
+                  ) : (
+                    <span className="text-zinc-600 dark:text-zinc-400">own</span>
+                  )}
+                </Td>
                 <Td>
                   <Time value={d.createdAt} />
                 </Td>

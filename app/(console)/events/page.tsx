@@ -14,7 +14,8 @@ export const metadata = { title: "Events — svc console" };
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 const one = (v: string | string[] | undefined) => (typeof v === "string" && v !== "" ? v : undefined);
-const isEventType = (v: string | undefined): v is EventType => v !== undefined && (EVENT_TYPES as readonly string[]).includes(v);
+const isEventType = (v: string | undefined): v is EventType =>
+  v !== undefined && (EVENT_TYPES as readonly string[]).includes(v);
 
 /** The organization's event stream: the newest 50 server-rendered, then a live long-poll tail. */
 export default async function EventsPage({ searchParams }: { searchParams: SearchParams }) {
@@ -25,7 +26,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
   const type = isEventType(rawType) ? rawType : undefined;
   const before = one(params.before);
   const href = (q: Record<string, string | undefined>) => {
-    const s = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    const s = new URLSearchParams(
+      Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined),
+    ).toString();
     return s ? `/events?${s}` : "/events";
   };
 
@@ -68,8 +71,18 @@ export default async function EventsPage({ searchParams }: { searchParams: Searc
               </Link>
             </p>
           ) : null}
-          <EventTail key={`${ctx.org.id}:${type ?? ""}:${before ?? ""}`} orgId={ctx.org.id} type={type ?? null} initialEvents={page.events} headCursor={page.headCursor} canStream={!before} />
-          <Pager nextHref={page.olderCursor ? href({ type, before: page.olderCursor }) : null} firstHref={before ? href({ type }) : null} />
+          <EventTail
+            key={`${ctx.org.id}:${type ?? ""}:${before ?? ""}`}
+            orgId={ctx.org.id}
+            type={type ?? null}
+            initialEvents={page.events}
+            headCursor={page.headCursor}
+            canStream={!before}
+          />
+          <Pager
+            nextHref={page.olderCursor ? href({ type, before: page.olderCursor }) : null}
+            firstHref={before ? href({ type }) : null}
+          />
         </>
       ) : null}
     </>

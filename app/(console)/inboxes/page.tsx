@@ -14,13 +14,24 @@ export default async function InboxesPage() {
     return <NoAccess title="Inboxes" what="inboxes" />;
   }
   const canWrite = ctx.can("inboxes:write");
-  const [{ inboxes }, domains] = await Promise.all([ctx.invoke(listInboxes), canWrite ? usableDomains(ctx) : Promise.resolve([])]);
+  const [{ inboxes }, domains] = await Promise.all([
+    ctx.invoke(listInboxes),
+    canWrite ? usableDomains(ctx) : Promise.resolve([]),
+  ]);
   return (
     <>
-      <PageHeader title="Inboxes" description="Addresses that send and receive mail for this organization. Open one to send from it or change its settings." />
+      <PageHeader
+        title="Inboxes"
+        description="Addresses that send and receive mail for this organization. Open one to send from it or change its settings."
+      />
       <div className="space-y-6">
         {inboxes.length === 0 ? (
-          <EmptyState title="No inboxes yet" description={canWrite ? "Create one below: the shared domain works right away." : "An owner or admin can create one."} />
+          <EmptyState
+            title="No inboxes yet"
+            description={
+              canWrite ? "Create one below: the shared domain works right away." : "An owner or admin can create one."
+            }
+          />
         ) : (
           <Table head={["Address", "Display name", "Mode", "Status", "Created"]} caption="Inboxes">
             {inboxes.map((inbox) => (

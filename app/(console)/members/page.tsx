@@ -13,9 +13,22 @@ export default async function MembersPage() {
   const owners = members.filter((m) => m.role === "owner").length;
   return (
     <>
-      <PageHeader title="Members" description={`People in ${ctx.org.name}. Members read and send; admins also manage keys, domains, webhooks and members; owners also delete the organization.`} />
+      <PageHeader
+        title="Members"
+        description={`People in ${ctx.org.name}. Members read and send; admins also manage keys, domains, webhooks and members; owners also delete the organization.`}
+      />
       <div className="space-y-6">
-        <Table head={["Member", "Role", "Joined", <span key="a" className="sr-only">Actions</span>]} caption="Members">
+        <Table
+          head={[
+            "Member",
+            "Role",
+            "Joined",
+            <span key="a" className="sr-only">
+              Actions
+            </span>,
+          ]}
+          caption="Members"
+        >
           {members.map((m) => (
             <MemberRow
               key={m.userId}
@@ -34,9 +47,22 @@ export default async function MembersPage() {
         ) : null}
         <Card title="Pending invitations">
           {invitations.length === 0 ? (
-            <EmptyState title="No pending invitations" description={manage ? "Invitations you send appear here until they are accepted." : undefined} />
+            <EmptyState
+              title="No pending invitations"
+              description={manage ? "Invitations you send appear here until they are accepted." : undefined}
+            />
           ) : (
-            <Table head={["Email", "Role", "Expires", <span key="a" className="sr-only">Actions</span>]} caption="Pending invitations">
+            <Table
+              head={[
+                "Email",
+                "Role",
+                "Expires",
+                <span key="a" className="sr-only">
+                  Actions
+                </span>,
+              ]}
+              caption="Pending invitations"
+            >
               {invitations.map((inv) => (
                 <InvitationRow key={inv.id} invitation={inv} canManage={manage} />
               ))}

@@ -3,7 +3,18 @@ import { Field, Select } from "@/components/console/form";
 import { FilterForm } from "@/components/console/filter-form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
-import { Badge, DeliveryStatusBadge, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  DeliveryStatusBadge,
+  EmptyState,
+  ErrorNotice,
+  NoAccess,
+  PageHeader,
+  Pager,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { CHANNEL_DEFINITIONS, channelDefinition } from "@/lib/channels/definitions";
 import { getConsole } from "@/lib/console/context";
 import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
@@ -40,7 +51,10 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
   const [page, inboxes] = await Promise.all([
     query.success
       ? readList(() => ctx.invoke(listMessages, { query: query.data }))
-      : Promise.resolve({ ok: false as const, message: `The ${query.error.issues[0]?.path.map((p) => (p === "deliveryStatus" ? "status" : String(p))).join(".") ?? "filter"} filter is not valid.` }),
+      : Promise.resolve({
+          ok: false as const,
+          message: `The ${query.error.issues[0]?.path.map((p) => (p === "deliveryStatus" ? "status" : String(p))).join(".") ?? "filter"} filter is not valid.`,
+        }),
     ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes) : Promise.resolve([]),
   ]);
   const messages = page.ok ? page.data.messages : [];
@@ -49,12 +63,23 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
 
   return (
     <>
-      <PageHeader title="Messages" description="Every message sent or received by this organization's inboxes, newest first." />
+      <PageHeader
+        title="Messages"
+        description="Every message sent or received by this organization's inboxes, newest first."
+      />
       <div className="space-y-4">
         <FilterForm action="/messages" label="Search and filter messages" className="flex flex-wrap items-end gap-3">
           {filters.threadId ? <input type="hidden" name="threadId" value={filters.threadId} /> : null}
           <div className="w-72 max-w-full">
-            <Field label="Search" name="q" type="search" defaultValue={filters.q ?? ""} placeholder="Subject, sender or recipient" autoComplete="off" maxLength={200} />
+            <Field
+              label="Search"
+              name="q"
+              type="search"
+              defaultValue={filters.q ?? ""}
+              placeholder="Subject, sender or recipient"
+              autoComplete="off"
+              maxLength={200}
+            />
           </div>
           {inboxes.length > 0 ? (
             <div className="w-72 max-w-full">
@@ -121,7 +146,13 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
         ) : messages.length === 0 ? (
           <EmptyState
             title={filters.q ? `No messages match “${filters.q}”` : anyFilter ? "No messages match" : "No messages yet"}
-            description={cursor ? "There is nothing older." : anyFilter ? "Try other filters." : "Messages appear here when an inbox sends or receives one."}
+            description={
+              cursor
+                ? "There is nothing older."
+                : anyFilter
+                  ? "Try other filters."
+                  : "Messages appear here when an inbox sends or receives one."
+            }
             action={
               cursor ? (
                 <Link className="link" href={hrefWith("/messages", filters)}>
@@ -139,7 +170,9 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                     <Link className="link break-words" href={`/messages/${m.id}`}>
                       {subjectOf(m.subject)}
                     </Link>
-                    {m.textPreview ? <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{m.textPreview}</span> : null}
+                    {m.textPreview ? (
+                      <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{m.textPreview}</span>
+                    ) : null}
                   </Td>
                   <Td>
                     <DeliveryStatusBadge status={m.deliveryStatus} />

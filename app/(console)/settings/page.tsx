@@ -27,7 +27,10 @@ export default async function SettingsPage() {
         </Card>
         {ctx.can("organization:delete") ? (
           <Card title="Delete organization" className="border-red-300 dark:border-red-900">
-            <p className="mb-4 text-sm">This deletes every inbox, message, domain, API key, webhook and event of {ctx.org.name}. It cannot be undone.</p>
+            <p className="mb-4 text-sm">
+              This deletes every inbox, message, domain, API key, webhook and event of {ctx.org.name}. It cannot be
+              undone.
+            </p>
             <DeleteOrganizationForm name={ctx.org.name} />
           </Card>
         ) : null}

@@ -1,6 +1,17 @@
 import Link from "next/link";
 import { NewTemplateForm } from "@/components/console/templates/editor";
-import { Card, EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  Card,
+  EmptyState,
+  ErrorNotice,
+  NoAccess,
+  PageHeader,
+  Pager,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { listTemplates } from "@/lib/templates/operations";
@@ -13,7 +24,9 @@ export default async function TemplatesPage({ searchParams }: { searchParams: Pr
   if (!ctx.can("templates:read")) return <NoAccess title="Templates" what="templates" />;
   const sp = await searchParams;
   const cursor = param(sp, "cursor");
-  const page = await readList(() => ctx.invoke(listTemplates, { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }));
+  const page = await readList(() =>
+    ctx.invoke(listTemplates, { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }),
+  );
   const templates = page.ok ? page.data.templates : [];
   const canWrite = ctx.can("templates:write");
   return (
@@ -25,7 +38,12 @@ export default async function TemplatesPage({ searchParams }: { searchParams: Pr
       <div className="space-y-6">
         {!page.ok ? <ErrorNotice>{page.message}</ErrorNotice> : null}
         {templates.length === 0 && page.ok ? (
-          <EmptyState title="No templates yet" description={canWrite ? "Create one below: it starts from a working example you can preview and change." : undefined} />
+          <EmptyState
+            title="No templates yet"
+            description={
+              canWrite ? "Create one below: it starts from a working example you can preview and change." : undefined
+            }
+          />
         ) : (
           <Table head={["Template", "Slug", "Status", "Current", "Updated"]} caption="Templates">
             {templates.map((t) => (
@@ -43,7 +61,9 @@ export default async function TemplatesPage({ searchParams }: { searchParams: Pr
                 </Td>
                 <Td>
                   v{t.currentVersion}
-                  {t.latestVersion !== t.currentVersion ? <span className="text-zinc-600 dark:text-zinc-400"> (latest v{t.latestVersion})</span> : null}
+                  {t.latestVersion !== t.currentVersion ? (
+                    <span className="text-zinc-600 dark:text-zinc-400"> (latest v{t.latestVersion})</span>
+                  ) : null}
                 </Td>
                 <Td>
                   <Time value={t.updatedAt} />

@@ -4,7 +4,18 @@ import { formatAddresses, subjectOf } from "@/components/console/messaging/forma
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import { Field, Select } from "@/components/console/form";
 import { FilterForm } from "@/components/console/filter-form";
-import { Badge, EmptyState, ErrorNotice, Mono, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  EmptyState,
+  ErrorNotice,
+  Mono,
+  NoAccess,
+  PageHeader,
+  Pager,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { threadSummaries } from "@/lib/console/reads";
 import { listThreads as listThreadsContract } from "@/lib/messages/contracts";
@@ -29,7 +40,12 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
   const q = param(sp, "q");
   const cursor = param(sp, "cursor");
   const badInbox = inboxId !== undefined && !z.uuid().safeParse(inboxId).success;
-  const query = listThreadsContract.query.safeParse({ limit: PAGE_SIZE, cursor, inboxId: badInbox ? undefined : inboxId, q });
+  const query = listThreadsContract.query.safeParse({
+    limit: PAGE_SIZE,
+    cursor,
+    inboxId: badInbox ? undefined : inboxId,
+    q,
+  });
   const [page, inboxes] = await Promise.all([
     badInbox
       ? Promise.resolve({ ok: false as const, message: "The inbox filter is not a valid inbox id." })
@@ -39,18 +55,32 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
     ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes) : Promise.resolve([]),
   ]);
   const threads = page.ok ? page.data.threads : [];
-  const summaries = await threadSummaries(ctx, threads.map((t) => t.id));
+  const summaries = await threadSummaries(
+    ctx,
+    threads.map((t) => t.id),
+  );
   const addressOf = new Map(inboxes.map((i) => [i.id, i.address]));
   const filters = { q, inboxId: badInbox ? undefined : inboxId };
   const filtered = addressOf.get(inboxId ?? "");
 
   return (
     <>
-      <PageHeader title="Threads" description="Conversations, most recent activity first. Each thread belongs to one inbox." />
+      <PageHeader
+        title="Threads"
+        description="Conversations, most recent activity first. Each thread belongs to one inbox."
+      />
       <div className="space-y-4">
         <FilterForm action="/threads" label="Search and filter threads" className="flex flex-wrap items-end gap-3">
           <div className="w-72 max-w-full">
-            <Field label="Search" name="q" type="search" defaultValue={q ?? ""} placeholder="Subject" autoComplete="off" maxLength={200} />
+            <Field
+              label="Search"
+              name="q"
+              type="search"
+              defaultValue={q ?? ""}
+              placeholder="Subject"
+              autoComplete="off"
+              maxLength={200}
+            />
           </div>
           {inboxes.length > 0 ? (
             <div className="w-72 max-w-full">
@@ -81,7 +111,9 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
         ) : threads.length === 0 ? (
           <EmptyState
             title={q ? `No threads match “${q}”` : filters.inboxId ? "No threads in this inbox" : "No threads yet"}
-            description={cursor ? "There is nothing older." : "A thread starts when an inbox sends or receives a message."}
+            description={
+              cursor ? "There is nothing older." : "A thread starts when an inbox sends or receives a message."
+            }
             action={
               cursor ? (
                 <Link className="link" href={hrefWith("/threads", filters)}>
@@ -92,7 +124,10 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
           />
         ) : (
           <>
-            <Table head={["Subject", "Inbox", "Latest", "Participants", "Messages", "Last activity"]} caption={filtered ? `Threads of ${filtered}` : "Threads"}>
+            <Table
+              head={["Subject", "Inbox", "Latest", "Participants", "Messages", "Last activity"]}
+              caption={filtered ? `Threads of ${filtered}` : "Threads"}
+            >
               {threads.map((t) => {
                 const summary = summaries.get(t.id);
                 const inbox = addressOf.get(t.inboxId);
@@ -102,19 +137,33 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
                       <Link className="link break-words" href={`/threads/${t.id}`}>
                         {subjectOf(t.subject)}
                       </Link>
-                      {summary?.last?.preview ? <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{summary.last.preview}</span> : null}
+                      {summary?.last?.preview ? (
+                        <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">
+                          {summary.last.preview}
+                        </span>
+                      ) : null}
                     </Td>
                     <Td className="break-all">{inbox ?? <Mono>{t.inboxId}</Mono>}</Td>
                     <Td>
                       {summary?.last ? (
-                        <span title={summary.last.direction === "inbound" ? `Received from ${summary.last.from}` : `Sent by ${summary.last.from}`}>
-                          <Badge tone={summary.last.direction === "inbound" ? "blue" : "gray"}>{summary.last.direction === "inbound" ? "received" : "sent"}</Badge>
+                        <span
+                          title={
+                            summary.last.direction === "inbound"
+                              ? `Received from ${summary.last.from}`
+                              : `Sent by ${summary.last.from}`
+                          }
+                        >
+                          <Badge tone={summary.last.direction === "inbound" ? "blue" : "gray"}>
+                            {summary.last.direction === "inbound" ? "received" : "sent"}
+                          </Badge>
                         </span>
                       ) : (
                         "—"
                       )}
                     </Td>
-                    <Td className="break-words">{formatAddresses((summary?.participants ?? []).filter((a) => a !== inbox))}</Td>
+                    <Td className="break-words">
+                      {formatAddresses((summary?.participants ?? []).filter((a) => a !== inbox))}
+                    </Td>
                     <Td className="tabular-nums">{t.messageCount}</Td>
                     <Td>
                       <Time value={t.lastMessageAt} />

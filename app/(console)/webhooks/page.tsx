@@ -18,10 +18,16 @@ export default async function WebhooksPage() {
   const canWrite = ctx.can("webhooks:write");
   return (
     <>
-      <PageHeader title="Webhooks" description="Endpoints that receive your organization's events as signed POST requests, retried on failure, with a delivery log per endpoint." />
+      <PageHeader
+        title="Webhooks"
+        description="Endpoints that receive your organization's events as signed POST requests, retried on failure, with a delivery log per endpoint."
+      />
       <div className="space-y-6">
         {webhooks.length === 0 ? (
-          <EmptyState title="No webhooks yet" description={canWrite ? "Create one below to receive events." : "An owner or admin can create one."} />
+          <EmptyState
+            title="No webhooks yet"
+            description={canWrite ? "Create one below to receive events." : "An owner or admin can create one."}
+          />
         ) : (
           <Table head={["Endpoint", "Status", "Events", "Created"]} caption="Webhooks">
             {webhooks.map((w) => (
@@ -36,7 +42,9 @@ export default async function WebhooksPage() {
                   <span className="flex flex-wrap gap-1">
                     <StatusBadge status={w.status} />
                     {w.autoPaused ? <Badge tone="red">breaker open</Badge> : null}
-                    {!w.autoPaused && w.consecutiveFailures > 0 ? <Badge tone="yellow">{w.consecutiveFailures} failing</Badge> : null}
+                    {!w.autoPaused && w.consecutiveFailures > 0 ? (
+                      <Badge tone="yellow">{w.consecutiveFailures} failing</Badge>
+                    ) : null}
                   </span>
                 </Td>
                 <Td>

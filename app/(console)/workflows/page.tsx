@@ -1,6 +1,12 @@
 import Link from "next/link";
 import { FilterForm } from "@/components/console/filter-form";
-import { isRunStatus, RUN_COLUMNS, RUN_STATUSES, runStatusText, WorkflowRunRows } from "@/components/console/observe/workflow-run";
+import {
+  isRunStatus,
+  RUN_COLUMNS,
+  RUN_STATUSES,
+  runStatusText,
+  WorkflowRunRows,
+} from "@/components/console/observe/workflow-run";
 import { Select } from "@/components/console/form";
 import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
@@ -83,7 +89,10 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Se
                 <WorkflowRunRows key={run.id} run={run} />
               ))}
             </Table>
-            <Pager nextHref={page.pagination.nextCursor ? href({ cursor: page.pagination.nextCursor }) : null} firstHref={cursor ? href({}) : null} />
+            <Pager
+              nextHref={page.pagination.nextCursor ? href({ cursor: page.pagination.nextCursor }) : null}
+              firstHref={cursor ? href({}) : null}
+            />
           </>
         )
       ) : null}

@@ -2,7 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { addMembersAction, createAudienceAction, deleteAudienceAction, readBroadcastAction, removeMemberAction, sendBroadcastAction } from "@/lib/console/actions/audiences";
+import {
+  addMembersAction,
+  createAudienceAction,
+  deleteAudienceAction,
+  readBroadcastAction,
+  removeMemberAction,
+  sendBroadcastAction,
+} from "@/lib/console/actions/audiences";
 import { batches, type ImportRow, readMemberCsv } from "@/lib/console/csv";
 import { Button, Field, FormError, Select, TextArea, useAction, useActionForm } from "../form";
 import { ErrorNotice, StatusBadge } from "../ui";
@@ -15,11 +22,26 @@ const BATCH = 2000;
 /** Creates an audience and opens it. */
 export function NewAudienceForm() {
   const router = useRouter();
-  const create = useActionForm(createAudienceAction, { refresh: false, onSuccess: (data) => router.push(`/audiences/${data.id}`) });
+  const create = useActionForm(createAudienceAction, {
+    refresh: false,
+    onSuccess: (data) => router.push(`/audiences/${data.id}`),
+  });
   return (
     <form {...create.formProps} aria-label="New audience" className="grid gap-3 sm:grid-cols-2">
-      <Field label="Name" name="name" required maxLength={200} placeholder="Newsletter" error={create.fieldError("name")} />
-      <Field label="Description (optional)" name="description" maxLength={2000} error={create.fieldError("description")} />
+      <Field
+        label="Name"
+        name="name"
+        required
+        maxLength={200}
+        placeholder="Newsletter"
+        error={create.fieldError("name")}
+      />
+      <Field
+        label="Description (optional)"
+        name="description"
+        maxLength={2000}
+        error={create.fieldError("description")}
+      />
       <div className="space-y-3 sm:col-span-2">
         <Button pending={create.isPending}>Create audience</Button>
         <FormError failure={create.failure} />
@@ -32,7 +54,9 @@ export function NewAudienceForm() {
 export function AddMemberForm({ audienceId }: { audienceId: string }) {
   const [added, setAdded] = useState<number | null>(null);
   const add = useAction(addMembersAction, { onSuccess: (data) => setAdded(data.imported) });
-  const error = add.failure ? (Object.entries(add.failure.fields).find(([k]) => k.startsWith("members"))?.[1] ?? add.failure.message) : undefined;
+  const error = add.failure
+    ? (Object.entries(add.failure.fields).find(([k]) => k.startsWith("members"))?.[1] ?? add.failure.message)
+    : undefined;
   return (
     <form
       aria-label="Add a member"
@@ -45,10 +69,20 @@ export function AddMemberForm({ audienceId }: { audienceId: string }) {
         const text = formText(data);
         const who = text("email");
         const member = who.startsWith("@") || who.startsWith("contact:") ? { contact: who } : { email: who };
-        add.mutate({ audienceId, members: [{ ...member, ...(text("name") ? { name: text("name") } : {}) }] }, { onSuccess: () => form.reset() });
+        add.mutate(
+          { audienceId, members: [{ ...member, ...(text("name") ? { name: text("name") } : {}) }] },
+          { onSuccess: () => form.reset() },
+        );
       }}
     >
-      <Field label="Email or @contact" name="email" required maxLength={320} placeholder="ada@example.com" error={error} />
+      <Field
+        label="Email or @contact"
+        name="email"
+        required
+        maxLength={320}
+        placeholder="ada@example.com"
+        error={error}
+      />
       <Field label="Name (optional)" name="name" maxLength={200} />
       <Button pending={add.isPending}>Add member</Button>
       {added !== null ? (
@@ -60,7 +94,15 @@ export function AddMemberForm({ audienceId }: { audienceId: string }) {
   );
 }
 
-type ImportState = { file: string; total: number; done: number; imported: number; skipped: { line: number; reason: string }[]; error: string | null; finished: boolean };
+type ImportState = {
+  file: string;
+  total: number;
+  done: number;
+  imported: number;
+  skipped: { line: number; reason: string }[];
+  error: string | null;
+  finished: boolean;
+};
 
 /** The line of the file a batch's `members[i]…` error points at. */
 function lineOf(param: string | null, batch: ImportRow[]): number | null {
@@ -80,14 +122,26 @@ export function CsvImport({ audienceId }: { audienceId: string }) {
 
   async function run(file: File) {
     const { rows, skipped } = readMemberCsv(await file.text());
-    const base: ImportState = { file: file.name, total: rows.length, done: 0, imported: 0, skipped, error: null, finished: false };
+    const base: ImportState = {
+      file: file.name,
+      total: rows.length,
+      done: 0,
+      imported: 0,
+      skipped,
+      error: null,
+      finished: false,
+    };
     setState(base);
-    if (rows.length === 0) return setState({ ...base, error: "The file has no rows with an email address.", finished: true });
+    if (rows.length === 0)
+      return setState({ ...base, error: "The file has no rows with an email address.", finished: true });
     let done = 0;
     let imported = 0;
     for (const batch of batches(rows, BATCH)) {
       try {
-        const out = await add.mutateAsync({ audienceId, members: batch.map(({ email, name }) => ({ email, ...(name ? { name } : {}) })) });
+        const out = await add.mutateAsync({
+          audienceId,
+          members: batch.map(({ email, name }) => ({ email, ...(name ? { name } : {}) })),
+        });
         done += batch.length;
         imported += out.imported;
         setState((s) => (s ? { ...s, done, imported } : s));
@@ -107,7 +161,8 @@ export function CsvImport({ audienceId }: { audienceId: string }) {
   return (
     <div className="space-y-3">
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        A CSV file with an <code>email</code> column and optionally <code>name</code> (a header row, or email then name). Addresses already in the audience are merged; an unsubscribed member stays unsubscribed.
+        A CSV file with an <code>email</code> column and optionally <code>name</code> (a header row, or email then
+        name). Addresses already in the audience are merged; an unsubscribed member stays unsubscribed.
       </p>
       <label className="inline-flex cursor-pointer items-center rounded-md border border-zinc-300 px-3 py-2 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
         Choose a CSV file
@@ -129,10 +184,17 @@ export function CsvImport({ audienceId }: { audienceId: string }) {
             <span className="break-all">{state.file}</span>
             <span>
               {state.done.toLocaleString()} of {state.total.toLocaleString()} rows
-              {state.finished && !state.error ? ` — done: ${state.imported.toLocaleString()} new, ${(state.done - state.imported).toLocaleString()} already members` : ""}
+              {state.finished && !state.error
+                ? ` — done: ${state.imported.toLocaleString()} new, ${(state.done - state.imported).toLocaleString()} already members`
+                : ""}
             </span>
           </div>
-          <progress className="w-full" max={Math.max(state.total, 1)} value={state.done} aria-label={`Import of ${state.file}`} />
+          <progress
+            className="w-full"
+            max={Math.max(state.total, 1)}
+            value={state.done}
+            aria-label={`Import of ${state.file}`}
+          />
           {state.skipped.length > 0 ? (
             <details>
               <summary className="cursor-pointer">
@@ -154,7 +216,15 @@ export function CsvImport({ audienceId }: { audienceId: string }) {
   );
 }
 
-export function RemoveMemberButton({ audienceId, memberId, email }: { audienceId: string; memberId: string; email: string }) {
+export function RemoveMemberButton({
+  audienceId,
+  memberId,
+  email,
+}: {
+  audienceId: string;
+  memberId: string;
+  email: string;
+}) {
   const remove = useAction(removeMemberAction);
   return (
     <span className="space-y-1">
@@ -193,13 +263,28 @@ export function DeleteAudienceButton({ audienceId, name }: { audienceId: string;
 }
 
 /** "Send broadcast": an inbox, a subject, and a text body or a template; opens the broadcast's page. */
-export function BroadcastForm({ audienceId, inboxes, templates }: { audienceId: string; inboxes: { id: string; address: string }[]; templates: { id: string; name: string; slug: string }[] }) {
+export function BroadcastForm({
+  audienceId,
+  inboxes,
+  templates,
+}: {
+  audienceId: string;
+  inboxes: { id: string; address: string }[];
+  templates: { id: string; name: string; slug: string }[];
+}) {
   const router = useRouter();
   const [body, setBody] = useState<"text" | "template">("text");
   const [jsonError, setJsonError] = useState<string | null>(null);
-  const send = useAction(sendBroadcastAction, { refresh: false, onSuccess: (data) => router.push(`/broadcasts/${data.id}`) });
-  const fieldError = (prefix: string) => (send.failure ? Object.entries(send.failure.fields).find(([k]) => k === prefix || k.startsWith(`${prefix}.`))?.[1] : undefined);
-  if (inboxes.length === 0) return <p className="text-sm">Create an email inbox first: a broadcast is sent from one.</p>;
+  const send = useAction(sendBroadcastAction, {
+    refresh: false,
+    onSuccess: (data) => router.push(`/broadcasts/${data.id}`),
+  });
+  const fieldError = (prefix: string) =>
+    send.failure
+      ? Object.entries(send.failure.fields).find(([k]) => k === prefix || k.startsWith(`${prefix}.`))?.[1]
+      : undefined;
+  if (inboxes.length === 0)
+    return <p className="text-sm">Create an email inbox first: a broadcast is sent from one.</p>;
   return (
     <form
       aria-label="Send broadcast"
@@ -227,7 +312,9 @@ export function BroadcastForm({ audienceId, inboxes, templates }: { audienceId: 
           audienceId,
           inboxId: text("inboxId"),
           ...(text("subject").trim() ? { subject: text("subject").trim() } : {}),
-          ...(body === "text" ? { text: text("text") } : { template: { id: text("templateId"), ...(variables ? { variables } : {}) } }),
+          ...(body === "text"
+            ? { text: text("text") }
+            : { template: { id: text("templateId"), ...(variables ? { variables } : {}) } }),
         });
       }}
     >
@@ -238,15 +325,30 @@ export function BroadcastForm({ audienceId, inboxes, templates }: { audienceId: 
           </option>
         ))}
       </Select>
-      <Field label="Subject" name="subject" maxLength={998} error={fieldError("subject")} hint={body === "template" ? "Empty: the template's subject." : undefined} />
+      <Field
+        label="Subject"
+        name="subject"
+        maxLength={998}
+        error={fieldError("subject")}
+        hint={body === "template" ? "Empty: the template's subject." : undefined}
+      />
       <fieldset className="sm:col-span-2">
         <legend className="text-sm font-medium">Body</legend>
         <div className="mt-1 flex gap-4 text-sm">
           <label className="flex items-center gap-2">
-            <input type="radio" name="body" value="text" checked={body === "text"} onChange={() => setBody("text")} /> Text
+            <input type="radio" name="body" value="text" checked={body === "text"} onChange={() => setBody("text")} />{" "}
+            Text
           </label>
           <label className="flex items-center gap-2">
-            <input type="radio" name="body" value="template" checked={body === "template"} onChange={() => setBody("template")} disabled={templates.length === 0} /> Template
+            <input
+              type="radio"
+              name="body"
+              value="template"
+              checked={body === "template"}
+              onChange={() => setBody("template")}
+              disabled={templates.length === 0}
+            />{" "}
+            Template
             {templates.length === 0 ? <span className="text-zinc-600 dark:text-zinc-400">(none yet)</span> : null}
           </label>
         </div>
@@ -264,7 +366,15 @@ export function BroadcastForm({ audienceId, inboxes, templates }: { audienceId: 
               </option>
             ))}
           </Select>
-          <TextArea label="Variables (JSON, optional)" name="variables" rows={3} spellCheck={false} className="font-mono text-xs" error={jsonError ?? undefined} hint="Rendered once for every member." />
+          <TextArea
+            label="Variables (JSON, optional)"
+            name="variables"
+            rows={3}
+            spellCheck={false}
+            className="font-mono text-xs"
+            error={jsonError ?? undefined}
+            hint="Rendered once for every member."
+          />
         </>
       )}
       <div className="space-y-3 sm:col-span-2">
@@ -331,7 +441,12 @@ export function BroadcastProgress({ initial }: { initial: BroadcastView }) {
           {finished.toLocaleString()} of {total.toLocaleString()} members done ({pct}%)
         </span>
       </div>
-      <progress className="w-full" max={Math.max(total, 1)} value={total === 0 ? 1 : finished} aria-label="Broadcast progress" />
+      <progress
+        className="w-full"
+        max={Math.max(total, 1)}
+        value={total === 0 ? 1 : finished}
+        aria-label="Broadcast progress"
+      />
       <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4">
         {(
           [

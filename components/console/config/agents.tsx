@@ -1,6 +1,11 @@
 "use client";
 
-import { clearReputationAction, createAgentAction, revokeAgentAction, updateAgentAction } from "@/lib/console/actions/agents";
+import {
+  clearReputationAction,
+  createAgentAction,
+  revokeAgentAction,
+  updateAgentAction,
+} from "@/lib/console/actions/agents";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { ConfirmButton } from "../dialog";
 
@@ -10,7 +15,12 @@ export function CreateAgentForm() {
   return (
     <form {...create.formProps} className="space-y-3">
       <Field label="Display name" name="display" required maxLength={120} error={create.failure?.fields?.display} />
-      <Field label="Description (optional)" name="description" maxLength={2000} error={create.failure?.fields?.description} />
+      <Field
+        label="Description (optional)"
+        name="description"
+        maxLength={2000}
+        error={create.failure?.fields?.description}
+      />
       <FormError failure={create.failure?.fields ? null : create.failure} />
       <Button type="submit" pending={create.isPending}>
         Create agent
@@ -20,7 +30,17 @@ export function CreateAgentForm() {
 }
 
 /** Suspend / reactivate / revoke one passport, and clear its reputation when it is not healthy. */
-export function AgentActions({ agentId, display, status, reputation }: { agentId: string; display: string; status: string; reputation: string | null }) {
+export function AgentActions({
+  agentId,
+  display,
+  status,
+  reputation,
+}: {
+  agentId: string;
+  display: string;
+  status: string;
+  reputation: string | null;
+}) {
   const update = useAction(updateAgentAction);
   const revoke = useAction(revokeAgentAction);
   const clear = useAction(clearReputationAction);
@@ -38,7 +58,13 @@ export function AgentActions({ agentId, display, status, reputation }: { agentId
           {status === "active" ? "Suspend" : "Reactivate"}
         </Button>
         {reputation && reputation !== "healthy" ? (
-          <Button type="button" variant="secondary" pending={clear.isPending} aria-label={`Clear the reputation of ${display}`} onClick={() => clear.mutate({ agentId })}>
+          <Button
+            type="button"
+            variant="secondary"
+            pending={clear.isPending}
+            aria-label={`Clear the reputation of ${display}`}
+            onClick={() => clear.mutate({ agentId })}
+          >
             Clear reputation
           </Button>
         ) : null}

@@ -31,7 +31,14 @@ function ScopeCheckbox({ scope, bundles }: { scope: Scope; bundles: ScopeChoices
   const text = grants(scope, bundles);
   return (
     <div className="flex items-start gap-2">
-      <input id={id} type="checkbox" name="scopes" value={scope} aria-describedby={text ? `${id}-grants` : undefined} className="mt-0.5 size-4" />
+      <input
+        id={id}
+        type="checkbox"
+        name="scopes"
+        value={scope}
+        aria-describedby={text ? `${id}-grants` : undefined}
+        className="mt-0.5 size-4"
+      />
       <div className="text-sm">
         <label htmlFor={id} className="font-mono">
           {scope}
@@ -57,7 +64,13 @@ function ipLines(raw: unknown): string[] {
 }
 
 /** The create-key form (name, scopes, IP allowlist, inbox restriction); shows the new secret once. */
-export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; address: string }[]; scopes: ScopeChoices }) {
+export function CreateKeyForm({
+  inboxes,
+  scopes,
+}: {
+  inboxes: { id: string; address: string }[];
+  scopes: ScopeChoices;
+}) {
   const form = useRef<HTMLFormElement>(null);
   const uid = useId();
   const [secret, setSecret] = useState<string | null>(null);
@@ -74,7 +87,14 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
   const ipErrors = arrayFieldErrors(fields, "allowedIps", (i) => `“${sentIps[i] ?? `entry ${i + 1}`}”`);
   return (
     <div className="space-y-6">
-      {secret ? <OnceSecret title="Your new API key" secret={secret} testId="new-key-secret" onDismiss={() => setSecret(null)} /> : null}
+      {secret ? (
+        <OnceSecret
+          title="Your new API key"
+          secret={secret}
+          testId="new-key-secret"
+          onDismiss={() => setSecret(null)}
+        />
+      ) : null}
       <form
         ref={form}
         noValidate
@@ -97,7 +117,14 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
         }}
       >
         <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
-          <Field label="Name" name="name" {...inputRules(createApiKeyBody, "name")} autoComplete="off" placeholder="ci-deploy" error={create.fieldError("name")} />
+          <Field
+            label="Name"
+            name="name"
+            {...inputRules(createApiKeyBody, "name")}
+            autoComplete="off"
+            placeholder="ci-deploy"
+            error={create.fieldError("name")}
+          />
           <Select label="Environment" name="environment" defaultValue="live" error={create.fieldError("environment")}>
             <option value="live">live</option>
             <option value="test">test</option>
@@ -106,7 +133,9 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
 
         <fieldset className="space-y-3" aria-describedby={scopeErrors.length > 0 ? `${uid}-scopes-error` : undefined}>
           <legend className="text-sm font-medium">Scopes</legend>
-          <p className="text-xs text-zinc-600 dark:text-zinc-400">Pick at least one, or start from a preset. A bundle grants the scopes it lists.</p>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">
+            Pick at least one, or start from a preset. A bundle grants the scopes it lists.
+          </p>
           <div className="flex flex-wrap gap-2" role="group" aria-label="Scope presets">
             {PRESETS.filter((p) => scopes.presets[p.key].length > 0).map((p) => (
               <Button
@@ -116,7 +145,8 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
                 title={scopes.presets[p.key].join(", ")}
                 onClick={() => {
                   const chosen = new Set<string>(scopes.presets[p.key]);
-                  for (const box of form.current?.querySelectorAll<HTMLInputElement>('input[name="scopes"]') ?? []) box.checked = chosen.has(box.value);
+                  for (const box of form.current?.querySelectorAll<HTMLInputElement>('input[name="scopes"]') ?? [])
+                    box.checked = chosen.has(box.value);
                 }}
               >
                 {p.label}
@@ -148,7 +178,9 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
         <fieldset className="space-y-2" aria-describedby={`${uid}-inboxes-hint`}>
           <legend className="text-sm font-medium">Inboxes</legend>
           <p id={`${uid}-inboxes-hint`} className="text-xs text-zinc-600 dark:text-zinc-400">
-            {inboxes.length === 0 ? "No inboxes yet: the key may send as any inbox." : "Restrict the inboxes the key may send as. Leave all unchecked for any inbox."}
+            {inboxes.length === 0
+              ? "No inboxes yet: the key may send as any inbox."
+              : "Restrict the inboxes the key may send as. Leave all unchecked for any inbox."}
           </p>
           <div className="grid gap-1.5 sm:grid-cols-2">
             {inboxes.map((inbox) => (
@@ -161,7 +193,9 @@ export function CreateKeyForm({ inboxes, scopes }: { inboxes: { id: string; addr
           <GroupErrors id={`${uid}-inboxes-error`} messages={inboxErrors} />
         </fieldset>
 
-        <FormError failure={create.failure && hasFormLevelError(create.failure.fields, FIELDS) ? create.failure : null} />
+        <FormError
+          failure={create.failure && hasFormLevelError(create.failure.fields, FIELDS) ? create.failure : null}
+        />
         <Button pending={create.isPending}>Create key</Button>
       </form>
     </div>

@@ -12,15 +12,31 @@ import { LiveMessage } from "./shared";
 import { inputRules } from "@/components/console/contract-input";
 import { createDomain } from "@/lib/domains/contracts";
 
-const PURPOSE: Record<Domain["records"][number]["purpose"], string> = { mx: "MX", spf: "SPF", dkim: "DKIM", dmarc: "DMARC" };
+const PURPOSE: Record<Domain["records"][number]["purpose"], string> = {
+  mx: "MX",
+  spf: "SPF",
+  dkim: "DKIM",
+  dmarc: "DMARC",
+};
 
 /** The "Add domain" form; on success it opens the new domain's DNS records. */
 export function AddDomainForm() {
   const router = useRouter();
-  const add = useActionForm(addDomainAction, { refresh: false, onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`) });
+  const add = useActionForm(addDomainAction, {
+    refresh: false,
+    onSuccess: ({ domain }) => router.push(`/domains/${domain.id}`),
+  });
   return (
     <form {...add.formProps} aria-label="Add a domain" className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-end">
-      <Field label="Domain name" name="name" {...inputRules(createDomain.body, "name")} placeholder="agents.example.com" autoComplete="off" error={add.fieldError("name")} hint="A domain or subdomain you control; you will publish four DNS records." />
+      <Field
+        label="Domain name"
+        name="name"
+        {...inputRules(createDomain.body, "name")}
+        placeholder="agents.example.com"
+        autoComplete="off"
+        error={add.fieldError("name")}
+        hint="A domain or subdomain you control; you will publish four DNS records."
+      />
       <Button pending={add.isPending}>Add domain</Button>
       <div className="sm:col-span-2">
         <FormError failure={add.failure && !add.failure.fields.name ? add.failure : null} />
@@ -41,9 +57,13 @@ function CheckProgress({ domain }: { domain: string }) {
   }, []);
   return (
     <div role="status" className="space-y-1" data-testid="dns-check-progress">
-      <progress aria-label={`Checking the DNS records of ${domain}`} className="h-1.5 w-full max-w-md accent-zinc-900 dark:accent-zinc-100" />
+      <progress
+        aria-label={`Checking the DNS records of ${domain}`}
+        className="h-1.5 w-full max-w-md accent-zinc-900 dark:accent-zinc-100"
+      />
       <p className="text-sm text-zinc-700 dark:text-zinc-300">
-        Looking up the MX, SPF, DKIM and DMARC records of {domain}…<span aria-hidden>{seconds > 0 ? ` ${seconds} s` : ""}</span>
+        Looking up the MX, SPF, DKIM and DMARC records of {domain}…
+        <span aria-hidden>{seconds > 0 ? ` ${seconds} s` : ""}</span>
       </p>
     </div>
   );
@@ -52,8 +72,13 @@ function CheckProgress({ domain }: { domain: string }) {
 /** What a check found, in words: "Verified" or which records are still missing. */
 function checkSummary(domain: Domain): { tone: "ok" | "warn"; text: string } {
   const missing = domain.records.filter((r) => r.status !== "verified").map((r) => PURPOSE[r.purpose]);
-  if (missing.length === 0) return { tone: "ok", text: domain.status === "verified" ? "Verified: all four records are published." : "All records found." };
-  const prefix = domain.status === "verified" ? "The domain stays verified, but these records were not found: " : "Still missing: ";
+  if (missing.length === 0)
+    return {
+      tone: "ok",
+      text: domain.status === "verified" ? "Verified: all four records are published." : "All records found.",
+    };
+  const prefix =
+    domain.status === "verified" ? "The domain stays verified, but these records were not found: " : "Still missing: ";
   return { tone: "warn", text: `${prefix}${missing.join(", ")}.` };
 }
 
@@ -81,7 +106,9 @@ export function DomainDns({ domain: initial, canWrite }: { domain: Domain; canWr
           DNS records
         </h2>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          {domain.isShared ? "These records are published by the service." : "Publish these records at your DNS provider, then check DNS. Changes can take a while to propagate."}
+          {domain.isShared
+            ? "These records are published by the service."
+            : "Publish these records at your DNS provider, then check DNS. Changes can take a while to propagate."}
         </p>
         <Table head={["Type", "Host", "Value", "Status"]} caption={`DNS records of ${domain.name}`}>
           {domain.records.map((r) => (
@@ -118,16 +145,25 @@ export function DomainDns({ domain: initial, canWrite }: { domain: Domain; canWr
           <Button type="button" pending={check.isPending} onClick={() => check.mutate({ domainId: domain.id })}>
             {check.isPending ? "Checking DNS…" : "Check DNS"}
           </Button>
-          {check.isPending ? <CheckProgress domain={domain.name} /> : <LiveMessage tone={summary?.tone}>{summary?.text}</LiveMessage>}
+          {check.isPending ? (
+            <CheckProgress domain={domain.name} />
+          ) : (
+            <LiveMessage tone={summary?.tone}>{summary?.text}</LiveMessage>
+          )}
           <FormError failure={check.failure} />
         </section>
       ) : null}
       {canWrite && !domain.isShared ? (
-        <section aria-labelledby="danger-zone" className="space-y-3 rounded-lg border border-red-200 p-4 dark:border-red-900">
+        <section
+          aria-labelledby="danger-zone"
+          className="space-y-3 rounded-lg border border-red-200 p-4 dark:border-red-900"
+        >
           <h2 id="danger-zone" className="text-base font-semibold">
             Delete this domain
           </h2>
-          <p className="text-sm text-zinc-700 dark:text-zinc-300">Its inboxes must be deleted first. Sending from it stops at once.</p>
+          <p className="text-sm text-zinc-700 dark:text-zinc-300">
+            Its inboxes must be deleted first. Sending from it stops at once.
+          </p>
           <ConfirmButton
             label="Delete domain"
             pending={remove.isPending}
@@ -140,7 +176,11 @@ export function DomainDns({ domain: initial, canWrite }: { domain: Domain; canWr
           <FormError failure={remove.failure} />
         </section>
       ) : null}
-      {domain.isShared ? <p className="text-sm text-zinc-600 dark:text-zinc-400">The shared domain is read-only: it cannot be checked again or deleted.</p> : null}
+      {domain.isShared ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          The shared domain is read-only: it cannot be checked again or deleted.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -38,8 +38,17 @@ export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" 
 }
 
 /** The delivery rate limit input's rules (the API's bounds) and words, shared by the create and edit forms. */
-const rateInput = { type: "number", min: 1, max: WEBHOOK_RATE_LIMIT_MAX, step: 1, inputMode: "numeric", placeholder: "No limit", autoComplete: "off" } as const;
-const RATE_HINT = "Deliveries per second at most: a burst of that many, then evenly paced; more wait, none are dropped. Empty: no limit.";
+const rateInput = {
+  type: "number",
+  min: 1,
+  max: WEBHOOK_RATE_LIMIT_MAX,
+  step: 1,
+  inputMode: "numeric",
+  placeholder: "No limit",
+  autoComplete: "off",
+} as const;
+const RATE_HINT =
+  "Deliveries per second at most: a burst of that many, then evenly paced; more wait, none are dropped. Empty: no limit.";
 
 /** An endpoint's delivery rate limit in words. */
 export function rateLimitText(perSecond: number | null): string {
@@ -51,7 +60,13 @@ export function rateLimitText(perSecond: number | null): string {
  * events" subscribes to every type of the API (`eventTypes`, so types that arrive later are
  * included); the individual choices are the types the product emits, grouped by resource.
  */
-export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly string[]; groups: { name: string; types: readonly string[] }[] }) {
+export function CreateWebhookForm({
+  eventTypes,
+  groups,
+}: {
+  eventTypes: readonly string[];
+  groups: { name: string; types: readonly string[] }[];
+}) {
   const uid = useId();
   const [all, setAll] = useState(true);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -78,7 +93,14 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
   };
   return (
     <div className="space-y-6">
-      {secret ? <OnceSecret title="Signing secret of the new webhook" secret={secret} testId="new-webhook-secret" onDismiss={() => setSecret(null)} /> : null}
+      {secret ? (
+        <OnceSecret
+          title="Signing secret of the new webhook"
+          secret={secret}
+          testId="new-webhook-secret"
+          onDismiss={() => setSecret(null)}
+        />
+      ) : null}
       <form
         {...create.formProps}
         aria-label="Create a webhook"
@@ -100,8 +122,22 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
             hint="HTTPS on a public address."
             error={create.fieldError("url")}
           />
-          <Field label="Label" name="label" {...inputRules(createWebhook.body, "label")} autoComplete="off" placeholder="production" hint="Optional." error={create.fieldError("label")} />
-          <Field label="Delivery rate limit (per second)" name="rateLimitPerSecond" {...rateInput} hint={RATE_HINT} error={create.fieldError("rateLimitPerSecond")} />
+          <Field
+            label="Label"
+            name="label"
+            {...inputRules(createWebhook.body, "label")}
+            autoComplete="off"
+            placeholder="production"
+            hint="Optional."
+            error={create.fieldError("label")}
+          />
+          <Field
+            label="Delivery rate limit (per second)"
+            name="rateLimitPerSecond"
+            {...rateInput}
+            hint={RATE_HINT}
+            error={create.fieldError("rateLimitPerSecond")}
+          />
         </div>
 
         <fieldset className="space-y-2" aria-describedby={eventErrors.length > 0 ? `${uid}-events-error` : undefined}>
@@ -125,7 +161,13 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
                 <p className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{g.name}</p>
                 {g.types.map((type) => (
                   <label key={type} className="flex items-center gap-2 text-sm">
-                    <input type="checkbox" value={type} checked={selected.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="size-4" />
+                    <input
+                      type="checkbox"
+                      value={type}
+                      checked={selected.has(type)}
+                      onChange={(e) => toggle(type, e.target.checked)}
+                      className="size-4"
+                    />
                     <span className="font-mono">{type}</span>
                   </label>
                 ))}
@@ -135,7 +177,13 @@ export function CreateWebhookForm({ eventTypes, groups }: { eventTypes: readonly
           <GroupErrors id={`${uid}-events-error`} messages={eventErrors} />
         </fieldset>
 
-        <FormError failure={create.failure && hasFormLevelError(create.failure.fields, ["url", "label", "events", "rateLimitPerSecond"]) ? create.failure : null} />
+        <FormError
+          failure={
+            create.failure && hasFormLevelError(create.failure.fields, ["url", "label", "events", "rateLimitPerSecond"])
+              ? create.failure
+              : null
+          }
+        />
         <Button pending={create.isPending}>Create webhook</Button>
       </form>
     </div>
@@ -160,8 +208,15 @@ function unwrap<T>(result: ActionResult<T>): T {
 
 /** The outcome of a test ping, in words, with its tone. */
 function testOutcome(d: Delivery): [string, "ok" | "warn"] {
-  if (d.status === "succeeded") return [`Test delivered: HTTP ${d.responseStatus ?? "?"}${d.durationMs !== null ? ` in ${d.durationMs} ms` : ""}.`, "ok"];
-  return [`Test failed: ${d.error ?? (d.responseStatus !== null ? `HTTP ${d.responseStatus}` : "no response")}.`, "warn"];
+  if (d.status === "succeeded")
+    return [
+      `Test delivered: HTTP ${d.responseStatus ?? "?"}${d.durationMs !== null ? ` in ${d.durationMs} ms` : ""}.`,
+      "ok",
+    ];
+  return [
+    `Test failed: ${d.error ?? (d.responseStatus !== null ? `HTTP ${d.responseStatus}` : "no response")}.`,
+    "warn",
+  ];
 }
 
 /**
@@ -201,9 +256,18 @@ export function WebhookLive({
     setMessage({ tone, text });
     refresh();
   };
-  const test = useAction(testWebhookAction, { refresh: false, onSuccess: ({ delivery }) => said(...testOutcome(delivery)) });
-  const pause = useAction(pauseWebhookAction, { refresh: false, onSuccess: () => said("Paused: no deliveries until you resume.") });
-  const resume = useAction(resumeWebhookAction, { refresh: false, onSuccess: () => said("Resumed; the circuit breaker is closed.") });
+  const test = useAction(testWebhookAction, {
+    refresh: false,
+    onSuccess: ({ delivery }) => said(...testOutcome(delivery)),
+  });
+  const pause = useAction(pauseWebhookAction, {
+    refresh: false,
+    onSuccess: () => said("Paused: no deliveries until you resume."),
+  });
+  const resume = useAction(resumeWebhookAction, {
+    refresh: false,
+    onSuccess: () => said("Resumed; the circuit breaker is closed."),
+  });
   const rotate = useAction(rotateSecretAction, {
     refresh: false,
     onSuccess: (result) => {
@@ -213,13 +277,19 @@ export function WebhookLive({
   });
   const redrive = useAction(redriveWebhookAction, {
     refresh: false,
-    onSuccess: ({ redriven }) => said(redriven === 0 ? "Nothing to redrive: no failed deliveries." : `Redriving ${redriven} event${redriven === 1 ? "" : "s"}.`),
+    onSuccess: ({ redriven }) =>
+      said(
+        redriven === 0
+          ? "Nothing to redrive: no failed deliveries."
+          : `Redriving ${redriven} event${redriven === 1 ? "" : "s"}.`,
+      ),
   });
   const remove = useAction(deleteWebhookAction, { refresh: false, onSuccess: () => router.push("/webhooks") });
   const w = state.data.webhook;
   const deliveries = state.data.deliveries;
   const breaker = breakerState(w);
-  const failure = test.failure ?? pause.failure ?? resume.failure ?? rotate.failure ?? redrive.failure ?? remove.failure;
+  const failure =
+    test.failure ?? pause.failure ?? resume.failure ?? rotate.failure ?? redrive.failure ?? remove.failure;
   /** Runs one action with a clean slate: the previous outcome and errors are cleared. */
   const act = (run: () => void) => () => {
     setMessage(null);
@@ -242,7 +312,11 @@ export function WebhookLive({
             "Circuit breaker",
             <span key="b" className="flex flex-wrap items-center gap-2">
               <StatusBadge status={breaker} />
-              <span className="text-zinc-700 dark:text-zinc-300">{breaker === "open" ? "Paused after repeated delivery failures; resume to close it." : "Deliveries flow."}</span>
+              <span className="text-zinc-700 dark:text-zinc-300">
+                {breaker === "open"
+                  ? "Paused after repeated delivery failures; resume to close it."
+                  : "Deliveries flow."}
+              </span>
             </span>,
           ],
           ["Consecutive failures", `${w.consecutiveFailures} (the breaker opens at ${breakerThreshold})`],
@@ -256,7 +330,9 @@ export function WebhookLive({
           [
             "Previous secret",
             w.secondarySecretActive && w.secondarySecretExpiresAt ? (
-              <span key="p">still signing until <Time value={w.secondarySecretExpiresAt} /></span>
+              <span key="p">
+                still signing until <Time value={w.secondarySecretExpiresAt} />
+              </span>
             ) : w.secondarySecretExpiresAt ? (
               <span key="p">
                 retired <Time value={w.secondarySecretExpiresAt} />
@@ -268,7 +344,14 @@ export function WebhookLive({
         ]}
       />
 
-      {secret ? <OnceSecret title="New signing secret" secret={secret} testId="new-webhook-secret" onDismiss={() => setSecret(null)} /> : null}
+      {secret ? (
+        <OnceSecret
+          title="New signing secret"
+          secret={secret}
+          testId="new-webhook-secret"
+          onDismiss={() => setSecret(null)}
+        />
+      ) : null}
 
       {canWrite ? (
         <section aria-labelledby="webhook-actions" className="space-y-3">
@@ -280,11 +363,21 @@ export function WebhookLive({
               Send test
             </Button>
             {w.status === "active" ? (
-              <Button type="button" variant="secondary" pending={pause.isPending} onClick={act(() => pause.mutate({ webhookId: id }))}>
+              <Button
+                type="button"
+                variant="secondary"
+                pending={pause.isPending}
+                onClick={act(() => pause.mutate({ webhookId: id }))}
+              >
                 Pause
               </Button>
             ) : (
-              <Button type="button" variant="secondary" pending={resume.isPending} onClick={act(() => resume.mutate({ webhookId: id }))}>
+              <Button
+                type="button"
+                variant="secondary"
+                pending={resume.isPending}
+                onClick={act(() => resume.mutate({ webhookId: id }))}
+              >
                 Resume
               </Button>
             )}
@@ -297,7 +390,14 @@ export function WebhookLive({
               confirmLabel="Rotate secret"
               onConfirm={act(() => rotate.mutate({ webhookId: id }))}
             />
-            <Button type="button" variant="secondary" pending={redrive.isPending} disabled={w.status !== "active"} aria-describedby={w.status !== "active" ? "redrive-hint" : undefined} onClick={act(() => redrive.mutate({ webhookId: id }))}>
+            <Button
+              type="button"
+              variant="secondary"
+              pending={redrive.isPending}
+              disabled={w.status !== "active"}
+              aria-describedby={w.status !== "active" ? "redrive-hint" : undefined}
+              onClick={act(() => redrive.mutate({ webhookId: id }))}
+            >
               Redrive
             </Button>
             <ConfirmButton
@@ -320,7 +420,13 @@ export function WebhookLive({
           ) : null}
           <LiveMessage tone={message?.tone}>{message?.text}</LiveMessage>
           <FormError failure={failure} />
-          <RateLimitForm webhookId={id} value={w.rateLimitPerSecond} onSaved={(v) => said(v ? `Rate limit set: ${rateLimitText(v)}.` : "Rate limit removed: deliveries are not paced.")} />
+          <RateLimitForm
+            webhookId={id}
+            value={w.rateLimitPerSecond}
+            onSaved={(v) =>
+              said(v ? `Rate limit set: ${rateLimitText(v)}.` : "Rate limit removed: deliveries are not paced.")
+            }
+          />
         </section>
       ) : null}
 
@@ -330,13 +436,17 @@ export function WebhookLive({
             Delivery log
           </h2>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">
-            Newest first, up to {DELIVERY_LOG_SIZE} attempts{state.data.hasMore ? " (older ones not shown)" : ""}; refreshes every {WEBHOOK_POLL_MS / 1000} s.
+            Newest first, up to {DELIVERY_LOG_SIZE} attempts{state.data.hasMore ? " (older ones not shown)" : ""};
+            refreshes every {WEBHOOK_POLL_MS / 1000} s.
           </p>
         </div>
         {state.isError ? <ErrorNotice>Could not refresh the log: {state.error.message}</ErrorNotice> : null}
         <div data-testid="delivery-log">
           {deliveries.length === 0 ? (
-            <EmptyState title="No deliveries yet" description="Attempts appear here as events are sent to this endpoint. Send a test to try it." />
+            <EmptyState
+              title="No deliveries yet"
+              description="Attempts appear here as events are sent to this endpoint. Send a test to try it."
+            />
           ) : (
             <Table head={["Event", "Status", "HTTP status", "Attempt", "Time", "Response"]} caption="Delivery log">
               {deliveries.map((d) => (
@@ -351,8 +461,19 @@ export function WebhookLive({
 }
 
 /** Changes the endpoint's delivery rate limit (empty removes it). */
-function RateLimitForm({ webhookId, value, onSaved }: { webhookId: string; value: number | null; onSaved: (value: number | null) => void }) {
-  const save = useAction(updateWebhookAction, { refresh: false, onSuccess: ({ webhook }) => onSaved(webhook.rateLimitPerSecond) });
+function RateLimitForm({
+  webhookId,
+  value,
+  onSaved,
+}: {
+  webhookId: string;
+  value: number | null;
+  onSaved: (value: number | null) => void;
+}) {
+  const save = useAction(updateWebhookAction, {
+    refresh: false,
+    onSuccess: ({ webhook }) => onSaved(webhook.rateLimitPerSecond),
+  });
   return (
     <form
       aria-label="Delivery rate limit"
@@ -360,16 +481,29 @@ function RateLimitForm({ webhookId, value, onSaved }: { webhookId: string; value
       className="flex flex-wrap items-start gap-2 pt-2"
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate({ webhookId, rateLimitPerSecond: numberValue(new FormData(e.currentTarget).get("rateLimitPerSecond")) });
+        save.mutate({
+          webhookId,
+          rateLimitPerSecond: numberValue(new FormData(e.currentTarget).get("rateLimitPerSecond")),
+        });
       }}
     >
       <div className="w-72">
-        <Field key={value ?? "none"} label="Delivery rate limit (per second)" name="rateLimitPerSecond" {...rateInput} defaultValue={value ?? ""} hint={RATE_HINT} error={save.fieldError("rateLimitPerSecond")} />
+        <Field
+          key={value ?? "none"}
+          label="Delivery rate limit (per second)"
+          name="rateLimitPerSecond"
+          {...rateInput}
+          defaultValue={value ?? ""}
+          hint={RATE_HINT}
+          error={save.fieldError("rateLimitPerSecond")}
+        />
       </div>
       <Button variant="secondary" className="mt-6" pending={save.isPending}>
         Save rate limit
       </Button>
-      <FormError failure={save.failure && hasFormLevelError(save.failure.fields, ["rateLimitPerSecond"]) ? save.failure : null} />
+      <FormError
+        failure={save.failure && hasFormLevelError(save.failure.fields, ["rateLimitPerSecond"]) ? save.failure : null}
+      />
     </form>
   );
 }
@@ -393,7 +527,9 @@ function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
       </Td>
       <Td className="tabular-nums">
         {d.responseStatus ?? "—"}
-        {d.durationMs !== null ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{d.durationMs} ms</span> : null}
+        {d.durationMs !== null ? (
+          <span className="block text-xs text-zinc-600 dark:text-zinc-400">{d.durationMs} ms</span>
+        ) : null}
       </Td>
       <Td className="tabular-nums">{d.attempt}</Td>
       <Td>
@@ -415,7 +551,13 @@ function DeliveryRow({ delivery: d }: { delivery: Delivery }) {
             </button>
           </span>
         ) : null}
-        <Dialog open={open} onClose={() => setOpen(false)} wide title={`Attempt ${d.attempt}: ${d.eventType}`} testId="attempt-details">
+        <Dialog
+          open={open}
+          onClose={() => setOpen(false)}
+          wide
+          title={`Attempt ${d.attempt}: ${d.eventType}`}
+          testId="attempt-details"
+        >
           <AttemptDetails delivery={d} />
         </Dialog>
       </Td>
@@ -432,12 +574,20 @@ function linksOfBody(body: string) {
   let data: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === "object" && "data" in parsed && parsed.data && typeof parsed.data === "object") data = parsed.data as Record<string, unknown>;
+    if (parsed && typeof parsed === "object" && "data" in parsed && parsed.data && typeof parsed.data === "object")
+      data = parsed.data as Record<string, unknown>;
   } catch {
     return [];
   }
   const str = (v: unknown) => (typeof v === "string" ? v : null);
-  return eventLinks({ messageId: str(data.messageId), outboundMessageId: null, threadId: str(data.threadId), inboxId: str(data.inboxId), partitionKey: "", data });
+  return eventLinks({
+    messageId: str(data.messageId),
+    outboundMessageId: null,
+    threadId: str(data.threadId),
+    inboxId: str(data.inboxId),
+    partitionKey: "",
+    data,
+  });
 }
 
 /** A body as the receiver saw it: pretty-printed when it is JSON. */
@@ -453,7 +603,10 @@ function HeaderList({ headers, label }: { headers: Record<string, string>; label
   const entries = Object.entries(headers);
   if (entries.length === 0) return <p className="text-xs text-zinc-600 dark:text-zinc-400">No headers.</p>;
   return (
-    <dl aria-label={label} className="grid grid-cols-1 gap-x-4 gap-y-1 font-mono text-xs sm:grid-cols-[max-content_1fr]">
+    <dl
+      aria-label={label}
+      className="grid grid-cols-1 gap-x-4 gap-y-1 font-mono text-xs sm:grid-cols-[max-content_1fr]"
+    >
       {entries.map(([k, v]) => (
         <div key={k} className="contents">
           <dt className="font-semibold text-zinc-700 dark:text-zinc-300">{k}</dt>
@@ -464,7 +617,8 @@ function HeaderList({ headers, label }: { headers: Record<string, string>; label
   );
 }
 
-const PRE = "max-h-72 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100";
+const PRE =
+  "max-h-72 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100";
 
 /** One attempt in full: the outcome in words, the request as sent (signature included), the response. */
 function AttemptDetails({ delivery: d }: { delivery: Delivery }) {
@@ -505,7 +659,11 @@ function AttemptDetails({ delivery: d }: { delivery: Delivery }) {
             <pre tabIndex={0} className={PRE} data-testid="attempt-request-body">
               {prettyBody(d.request.body)}
             </pre>
-            {d.request.bodyTruncated ? <p className="text-xs text-zinc-600 dark:text-zinc-400">The body is cut here in the log; the endpoint received all of it.</p> : null}
+            {d.request.bodyTruncated ? (
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                The body is cut here in the log; the endpoint received all of it.
+              </p>
+            ) : null}
           </>
         ) : (
           <p className="text-zinc-700 dark:text-zinc-300">No request was made{d.error ? ` (${d.error})` : ""}.</p>

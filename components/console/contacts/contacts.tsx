@@ -2,7 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { addHandleAction, createContactAction, deleteContactAction, removeHandleAction, updateContactAction, updateHandleAction } from "@/lib/console/actions/contacts";
+import {
+  addHandleAction,
+  createContactAction,
+  deleteContactAction,
+  removeHandleAction,
+  updateContactAction,
+  updateHandleAction,
+} from "@/lib/console/actions/contacts";
 import { updateContact } from "@/lib/contacts/contracts";
 import { Button, Field, FormError, Select, TextArea, useAction } from "../form";
 import { inputRules } from "../contract-input";
@@ -26,8 +33,13 @@ const VALUE_HINT: Record<(typeof FORM_CHANNELS)[number], string> = {
 export function NewContactForm() {
   const router = useRouter();
   const [channel, setChannel] = useState<(typeof FORM_CHANNELS)[number]>("email");
-  const create = useAction(createContactAction, { refresh: false, onSuccess: (data) => router.push(`/contacts/${data.id}`) });
-  const handleError = create.failure ? Object.entries(create.failure.fields).find(([k]) => k.startsWith("handles"))?.[1] : undefined;
+  const create = useAction(createContactAction, {
+    refresh: false,
+    onSuccess: (data) => router.push(`/contacts/${data.id}`),
+  });
+  const handleError = create.failure
+    ? Object.entries(create.failure.fields).find(([k]) => k.startsWith("handles"))?.[1]
+    : undefined;
   return (
     <form
       aria-label="New contact"
@@ -45,13 +57,31 @@ export function NewContactForm() {
         });
       }}
     >
-      <Field label="Name" name="displayName" required maxLength={200} error={create.fieldError("displayName")} placeholder="Ada Lovelace" />
-      <Field label="Alias (optional)" name="alias" maxLength={64} error={create.fieldError("alias")} hint="Sends can address the contact as @alias." />
+      <Field
+        label="Name"
+        name="displayName"
+        required
+        maxLength={200}
+        error={create.fieldError("displayName")}
+        placeholder="Ada Lovelace"
+      />
+      <Field
+        label="Alias (optional)"
+        name="alias"
+        maxLength={64}
+        error={create.fieldError("alias")}
+        hint="Sends can address the contact as @alias."
+      />
       <Select label="Kind" name="kind" defaultValue="person">
         <option value="person">person</option>
         <option value="agent">agent</option>
       </Select>
-      <Select label="First handle's channel" name="channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}>
+      <Select
+        label="First handle's channel"
+        name="channel"
+        value={channel}
+        onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}
+      >
         {FORM_CHANNELS.map((c) => (
           <option key={c} value={c}>
             {c}
@@ -59,7 +89,13 @@ export function NewContactForm() {
         ))}
       </Select>
       <div className="sm:col-span-2">
-        <Field label="First handle (optional)" name="value" maxLength={500} placeholder={VALUE_HINT[channel]} error={handleError} />
+        <Field
+          label="First handle (optional)"
+          name="value"
+          maxLength={500}
+          placeholder={VALUE_HINT[channel]}
+          error={handleError}
+        />
       </div>
       <div className="space-y-3 sm:col-span-2">
         <Button pending={create.isPending}>Create contact</Button>
@@ -70,7 +106,11 @@ export function NewContactForm() {
 }
 
 /** Name, alias and info of a contact; an emptied alias or info is cleared. */
-export function EditContactForm({ contact }: { contact: { id: string; displayName: string; alias: string | null; info: string | null } }) {
+export function EditContactForm({
+  contact,
+}: {
+  contact: { id: string; displayName: string; alias: string | null; info: string | null };
+}) {
   const [saved, setSaved] = useState(false);
   const update = useAction(updateContactAction, { onSuccess: () => setSaved(true) });
   const body = updateContact.body;
@@ -83,13 +123,39 @@ export function EditContactForm({ contact }: { contact: { id: string; displayNam
         e.preventDefault();
         setSaved(false);
         const str = formText(new FormData(e.currentTarget));
-        update.mutate({ contactRef: contact.id, displayName: str("displayName"), alias: str("alias") || null, info: str("info") || null });
+        update.mutate({
+          contactRef: contact.id,
+          displayName: str("displayName"),
+          alias: str("alias") || null,
+          info: str("info") || null,
+        });
       }}
     >
-      <Field label="Name" name="displayName" {...inputRules(body, "displayName")} required defaultValue={contact.displayName} error={update.fieldError("displayName")} />
-      <Field label="Alias (optional)" name="alias" maxLength={64} defaultValue={contact.alias ?? ""} error={update.fieldError("alias")} hint="Sends can address the contact as @alias. Empty it to remove the alias." />
+      <Field
+        label="Name"
+        name="displayName"
+        {...inputRules(body, "displayName")}
+        required
+        defaultValue={contact.displayName}
+        error={update.fieldError("displayName")}
+      />
+      <Field
+        label="Alias (optional)"
+        name="alias"
+        maxLength={64}
+        defaultValue={contact.alias ?? ""}
+        error={update.fieldError("alias")}
+        hint="Sends can address the contact as @alias. Empty it to remove the alias."
+      />
       <div className="sm:col-span-2">
-        <TextArea label="Info (optional)" name="info" {...inputRules(body, "info")} rows={3} defaultValue={contact.info ?? ""} error={update.fieldError("info")} />
+        <TextArea
+          label="Info (optional)"
+          name="info"
+          {...inputRules(body, "info")}
+          rows={3}
+          defaultValue={contact.info ?? ""}
+          error={update.fieldError("info")}
+        />
       </div>
       <div className="flex flex-wrap items-center gap-3 sm:col-span-2" aria-live="polite">
         <Button pending={update.isPending}>Save changes</Button>
@@ -122,26 +188,46 @@ export function AddHandleForm({ contactId }: { contactId: string }) {
         const text = formText(data);
         const label = text("label");
         add.mutate(
-          { contactRef: contactId, channel, value: text("value"), ...(label ? { label } : {}), isPrimary: data.get("isPrimary") === "true" },
+          {
+            contactRef: contactId,
+            channel,
+            value: text("value"),
+            ...(label ? { label } : {}),
+            isPrimary: data.get("isPrimary") === "true",
+          },
           { onSuccess: () => form.reset() },
         );
       }}
     >
-      <Select label="Channel" name="channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}>
+      <Select
+        label="Channel"
+        name="channel"
+        value={channel}
+        onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}
+      >
         {FORM_CHANNELS.map((c) => (
           <option key={c} value={c}>
             {c}
           </option>
         ))}
       </Select>
-      <Field label="Value" name="value" required maxLength={500} placeholder={VALUE_HINT[channel]} error={add.fieldError("value")} />
+      <Field
+        label="Value"
+        name="value"
+        required
+        maxLength={500}
+        placeholder={VALUE_HINT[channel]}
+        error={add.fieldError("value")}
+      />
       <Field label="Label (optional)" name="label" maxLength={100} placeholder="work" error={add.fieldError("label")} />
       <label className="flex items-center gap-2 text-sm sm:col-span-3">
         <input type="checkbox" name="isPrimary" value="true" /> Make it the primary {channel} handle
       </label>
       <div className="space-y-3 sm:col-span-3">
         <Button pending={add.isPending}>Add handle</Button>
-        <p className="text-xs text-zinc-600 dark:text-zinc-400">Postal addresses are added through the API (they need the address fields).</p>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          Postal addresses are added through the API (they need the address fields).
+        </p>
         <FormError failure={add.failure} />
       </div>
     </form>
@@ -149,14 +235,29 @@ export function AddHandleForm({ contactId }: { contactId: string }) {
 }
 
 /** Make primary and Remove on a handle's row. */
-export function HandleActions({ contactId, handleId, value, isPrimary }: { contactId: string; handleId: string; value: string; isPrimary: boolean }) {
+export function HandleActions({
+  contactId,
+  handleId,
+  value,
+  isPrimary,
+}: {
+  contactId: string;
+  handleId: string;
+  value: string;
+  isPrimary: boolean;
+}) {
   const primary = useAction(updateHandleAction);
   const remove = useAction(removeHandleAction);
   const failure = primary.failure ?? remove.failure;
   return (
     <span className="flex flex-wrap items-center gap-2">
       {!isPrimary ? (
-        <Button variant="secondary" pending={primary.isPending} onClick={() => primary.mutate({ contactRef: contactId, handleId, isPrimary: true })} aria-label={`Make ${value} primary`}>
+        <Button
+          variant="secondary"
+          pending={primary.isPending}
+          onClick={() => primary.mutate({ contactRef: contactId, handleId, isPrimary: true })}
+          aria-label={`Make ${value} primary`}
+        >
           Make primary
         </Button>
       ) : null}

@@ -2,7 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { createShareLinkAction, deleteObjectAction, finalizeUploadAction, requestUploadAction, revokeShareLinkAction } from "@/lib/console/actions/files";
+import {
+  createShareLinkAction,
+  deleteObjectAction,
+  finalizeUploadAction,
+  requestUploadAction,
+  revokeShareLinkAction,
+} from "@/lib/console/actions/files";
 import { CopyButton } from "../copy-button";
 import { Button, Field, FormError, useAction, useActionForm } from "../form";
 import { ConfirmButton } from "../dialog";
@@ -23,7 +29,8 @@ function put(target: Presigned, file: File, onProgress: (fraction: number) => vo
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new Error(`The upload was refused (${xhr.status}).`)));
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new Error(`The upload was refused (${xhr.status}).`));
     xhr.onerror = () => reject(new Error("The upload failed; check your connection and retry."));
     xhr.send(file);
   });
@@ -34,14 +41,21 @@ export function UploadBox({ bucketId }: { bucketId: string }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
-  const [state, setState] = useState<{ name: string; progress: number; error: string | null; done: boolean } | null>(null);
+  const [state, setState] = useState<{ name: string; progress: number; error: string | null; done: boolean } | null>(
+    null,
+  );
   const request = useAction(requestUploadAction, { refresh: false });
   const finalize = useAction(finalizeUploadAction);
 
   async function upload(file: File) {
     setState({ name: file.name, progress: 0, error: null, done: false });
     try {
-      const target = (await request.mutateAsync({ bucketId, filename: file.name, contentType: file.type || "application/octet-stream", size: file.size })) as Presigned;
+      const target = (await request.mutateAsync({
+        bucketId,
+        filename: file.name,
+        contentType: file.type || "application/octet-stream",
+        size: file.size,
+      })) as Presigned;
       await put(target, file, (progress) => setState((s) => (s ? { ...s, progress } : s)));
       await finalize.mutateAsync({ bucketId, objectId: target.objectId });
       setState((s) => (s ? { ...s, progress: 1, done: true } : s));
@@ -81,7 +95,9 @@ export function UploadBox({ bucketId }: { bucketId: string }) {
         <div aria-live="polite" className="space-y-1 text-sm">
           <div className="flex justify-between">
             <span>{state.name}</span>
-            <span>{state.error ? "failed" : state.done ? "uploaded, scanning…" : `${Math.round(state.progress * 100)}%`}</span>
+            <span>
+              {state.error ? "failed" : state.done ? "uploaded, scanning…" : `${Math.round(state.progress * 100)}%`}
+            </span>
           </div>
           <progress className="w-full" max={1} value={state.progress} aria-label={`Upload of ${state.name}`} />
           {state.error ? (
@@ -96,7 +112,15 @@ export function UploadBox({ bucketId }: { bucketId: string }) {
 }
 
 /** Delete a file (its share links go with it). */
-export function FileRowActions({ bucketId, objectId, filename }: { bucketId: string; objectId: string; filename: string }) {
+export function FileRowActions({
+  bucketId,
+  objectId,
+  filename,
+}: {
+  bucketId: string;
+  objectId: string;
+  filename: string;
+}) {
   const remove = useAction(deleteObjectAction);
   return (
     <ConfirmButton
@@ -124,7 +148,19 @@ interface LinkView {
 }
 
 /** Create a share link (URLs shown once, with copy buttons) and the links with their uses and opens. */
-export function ShareLinks({ bucketId, objectId, canShare, scanStatus, links }: { bucketId: string; objectId: string; canShare: boolean; scanStatus: string; links: LinkView[] }) {
+export function ShareLinks({
+  bucketId,
+  objectId,
+  canShare,
+  scanStatus,
+  links,
+}: {
+  bucketId: string;
+  objectId: string;
+  canShare: boolean;
+  scanStatus: string;
+  links: LinkView[];
+}) {
   const [created, setCreated] = useState<{ shareUrl: string; downloadUrl: string } | null>(null);
   const create = useActionForm(createShareLinkAction, {
     reset: true,
@@ -154,9 +190,26 @@ export function ShareLinks({ bucketId, objectId, canShare, scanStatus, links }: 
           aria-label="Create a share link"
           className="grid gap-3 sm:grid-cols-2"
         >
-          <Field label="Password (optional)" name="password" type="password" autoComplete="new-password" error={create.fieldError("password")} />
-          <Field label="Maximum uses (optional)" name="maxUses" type="number" min={1} error={create.fieldError("maxUses")} />
-          <Field label="Expires (optional)" name="expiresAt" type="datetime-local" error={create.fieldError("expiresAt")} />
+          <Field
+            label="Password (optional)"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            error={create.fieldError("password")}
+          />
+          <Field
+            label="Maximum uses (optional)"
+            name="maxUses"
+            type="number"
+            min={1}
+            error={create.fieldError("maxUses")}
+          />
+          <Field
+            label="Expires (optional)"
+            name="expiresAt"
+            type="datetime-local"
+            error={create.fieldError("expiresAt")}
+          />
           <label className="flex items-center gap-2 self-end text-sm">
             <input type="checkbox" name="oneTime" value="true" /> One download only
           </label>
@@ -168,16 +221,24 @@ export function ShareLinks({ bucketId, objectId, canShare, scanStatus, links }: 
           </div>
         </form>
       ) : (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{scanStatus === "clean" ? "You can view this file's links." : `Only clean files can be shared; this one is ${scanStatus}.`}</p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {scanStatus === "clean"
+            ? "You can view this file's links."
+            : `Only clean files can be shared; this one is ${scanStatus}.`}
+        </p>
       )}
       {created ? (
-        <div role="status" className="space-y-2 rounded border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-900 dark:bg-emerald-950">
+        <div
+          role="status"
+          className="space-y-2 rounded border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-900 dark:bg-emerald-950"
+        >
           <p className="font-medium">Share link created. Copy it now: it is not shown again.</p>
           <div className="flex flex-wrap items-center gap-2">
             Page: <Mono>{created.shareUrl}</Mono> <CopyButton value={created.shareUrl} label="Copy page link" />
           </div>
           <div className="flex flex-wrap items-center gap-2">
-            Download: <Mono>{created.downloadUrl}</Mono> <CopyButton value={created.downloadUrl} label="Copy download link" />
+            Download: <Mono>{created.downloadUrl}</Mono>{" "}
+            <CopyButton value={created.downloadUrl} label="Copy download link" />
           </div>
         </div>
       ) : null}
@@ -197,11 +258,17 @@ export function ShareLinks({ bucketId, objectId, canShare, scanStatus, links }: 
                 {l.usesCount}
                 {l.maxUses !== null ? ` / ${l.maxUses}` : ""}
               </Td>
-              <Td>{l.opens ? `${l.opens.views} views, ${l.opens.downloads} downloads, ${l.opens.refused} refused` : "—"}</Td>
+              <Td>
+                {l.opens ? `${l.opens.views} views, ${l.opens.downloads} downloads, ${l.opens.refused} refused` : "—"}
+              </Td>
               <Td>{l.expiresAt ? <Time value={l.expiresAt} /> : "never"}</Td>
               <Td>
                 {canShare && !l.revoked ? (
-                  <Button variant="secondary" pending={revoke.isPending} onClick={() => revoke.mutate({ bucketId, objectId, linkId: l.id })}>
+                  <Button
+                    variant="secondary"
+                    pending={revoke.isPending}
+                    onClick={() => revoke.mutate({ bucketId, objectId, linkId: l.id })}
+                  >
                     Revoke
                   </Button>
                 ) : null}

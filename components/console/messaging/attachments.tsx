@@ -21,7 +21,10 @@ export async function AttachmentList({ attachments }: { attachments: AttachmentV
   const ctx = await getConsole();
   const links = await Promise.all(
     attachments.map(async (a) => {
-      const { downloadUrl } = await ctx.invoke(getAttachmentDownloadUrl, { params: { attachmentId: a.id }, query: { expiresInSeconds: LINK_SECONDS } });
+      const { downloadUrl } = await ctx.invoke(getAttachmentDownloadUrl, {
+        params: { attachmentId: a.id },
+        query: { expiresInSeconds: LINK_SECONDS },
+      });
       const url = new URL(downloadUrl);
       return { ...a, href: `${url.pathname}${url.search}` };
     }),

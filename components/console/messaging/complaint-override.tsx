@@ -34,15 +34,22 @@ export function useComplaintOverride(failure: { override?: ErrorOverride } | nul
  */
 export function ComplaintOverride({ recipients, form }: { recipients: string[]; form: "compose" | "reply" }) {
   return (
-    <div className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="complaint-override">
+    <div
+      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950"
+      data-testid="complaint-override"
+    >
       {form === "reply" ? (
         <p role="alert" className="font-medium text-zinc-900 dark:text-zinc-100">
           {complaintSentence(recipients)}
         </p>
       ) : null}
       <p className="text-zinc-800 dark:text-zinc-200">
-        A complaint means the recipient told their mail provider your earlier message was unwanted. Sending to them again can hurt the reputation of your domain with every provider, so
-        the service stops such sends unless you confirm. {form === "reply" ? "Send anyway, or write to the others in a new message." : "Remove them from To, or send anyway."}
+        A complaint means the recipient told their mail provider your earlier message was unwanted. Sending to them
+        again can hurt the reputation of your domain with every provider, so the service stops such sends unless you
+        confirm.{" "}
+        {form === "reply"
+          ? "Send anyway, or write to the others in a new message."
+          : "Remove them from To, or send anyway."}
       </p>
       <label className="flex items-start gap-2 font-medium">
         <input type="checkbox" name="ignoreComplaints" className="mt-0.5 size-4" />

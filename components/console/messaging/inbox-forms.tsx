@@ -3,7 +3,12 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { createInboxAction, deleteInboxAction, sendFromInboxAction, updateInboxAction } from "@/lib/console/actions/inboxes";
+import {
+  createInboxAction,
+  deleteInboxAction,
+  sendFromInboxAction,
+  updateInboxAction,
+} from "@/lib/console/actions/inboxes";
 import { Button, Field, FormError, formValues, Select, TextArea, useAction, useActionForm } from "../form";
 import { ConfirmButton } from "../dialog";
 import { ComplaintOverride, complaintSentence, useComplaintOverride } from "./complaint-override";
@@ -43,7 +48,15 @@ export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
         create.formProps.onSubmit(e);
       }}
     >
-      <Field label="Local part" name="localPart" maxLength={64} required autoComplete="off" placeholder="support" error={errorFor(failure, "localPart", "address")} />
+      <Field
+        label="Local part"
+        name="localPart"
+        maxLength={64}
+        required
+        autoComplete="off"
+        placeholder="support"
+        error={errorFor(failure, "localPart", "address")}
+      />
       <span aria-hidden className="hidden pt-8 text-lg text-zinc-600 md:block dark:text-zinc-400">
         @
       </span>
@@ -55,7 +68,13 @@ export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
         ))}
       </Select>
       <div className="md:col-span-3">
-        <Field label="Display name" name="displayName" {...inputRules(createInboxBody, "displayName")} hint="Optional. Shown as the sender's name." error={errorFor(failure, "displayName")} />
+        <Field
+          label="Display name"
+          name="displayName"
+          {...inputRules(createInboxBody, "displayName")}
+          hint="Optional. Shown as the sender's name."
+          error={errorFor(failure, "displayName")}
+        />
       </div>
       <div className="flex flex-wrap items-center gap-3 md:col-span-3" aria-live="polite">
         <Button pending={create.isPending}>Create inbox</Button>
@@ -88,17 +107,43 @@ export function InboxSettingsForm({ inbox }: { inbox: InboxSettings }) {
         setSaved(false);
         const values = formValues(e.currentTarget);
         // Empty text fields clear the value (null), as the API takes it.
-        update.mutate({ inboxId: inbox.id, displayName: values.displayName ?? null, agent: values.agent ?? null, mode: values.mode, status: values.status });
+        update.mutate({
+          inboxId: inbox.id,
+          displayName: values.displayName ?? null,
+          agent: values.agent ?? null,
+          mode: values.mode,
+          status: values.status,
+        });
       }}
     >
-      <Field label="Display name" name="displayName" {...inputRules(createInboxBody, "displayName")} defaultValue={inbox.displayName ?? ""} hint="Leave empty for none." error={errorFor(failure, "displayName")} />
-      <Field label="Agent" name="agent" {...inputRules(createInboxBody, "agent")} defaultValue={inbox.agent ?? ""} hint="Optional name of the agent that handles this inbox." error={errorFor(failure, "agent")} />
+      <Field
+        label="Display name"
+        name="displayName"
+        {...inputRules(createInboxBody, "displayName")}
+        defaultValue={inbox.displayName ?? ""}
+        hint="Leave empty for none."
+        error={errorFor(failure, "displayName")}
+      />
+      <Field
+        label="Agent"
+        name="agent"
+        {...inputRules(createInboxBody, "agent")}
+        defaultValue={inbox.agent ?? ""}
+        hint="Optional name of the agent that handles this inbox."
+        error={errorFor(failure, "agent")}
+      />
       <Select label="Mode" name="mode" defaultValue={inbox.mode} error={errorFor(failure, "mode")}>
         <option value="agent">agent</option>
         <option value="human">human</option>
         <option value="hybrid">hybrid</option>
       </Select>
-      <Select label="Status" name="status" defaultValue={inbox.status === "paused" ? "paused" : "active"} hint="A paused inbox neither sends nor receives." error={errorFor(failure, "status")}>
+      <Select
+        label="Status"
+        name="status"
+        defaultValue={inbox.status === "paused" ? "paused" : "active"}
+        hint="A paused inbox neither sends nor receives."
+        error={errorFor(failure, "status")}
+      >
         <option value="active">active (sends and receives)</option>
         <option value="paused">paused</option>
       </Select>
@@ -151,7 +196,10 @@ function recipients(raw: unknown): string | string[] | undefined {
 export function SendNotice({ sent }: { sent: Sent }) {
   if (sent.status === "failed") {
     return (
-      <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+      <p
+        role="alert"
+        className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+      >
         The message could not be delivered ({sent.error ?? "failed"}).{" "}
         <Link className="link" href={`/messages/${sent.id}`}>
           See the message
@@ -160,7 +208,10 @@ export function SendNotice({ sent }: { sent: Sent }) {
     );
   }
   return (
-    <p role="status" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+    <p
+      role="status"
+      className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"
+    >
       Message {sent.status}.{" "}
       {sent.threadId ? (
         <Link className="link" href={`/threads/${sent.threadId}`}>
@@ -202,7 +253,13 @@ export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }
         const to = recipients(values.to);
         setMissingTo(to === undefined);
         if (to === undefined) return;
-        send.mutate({ inboxId, to, subject: values.subject, text: values.text, ...(values.ignoreComplaints === "on" ? { ignoreComplaints: true } : {}) });
+        send.mutate({
+          inboxId,
+          to,
+          subject: values.subject,
+          text: values.text,
+          ...(values.ignoreComplaints === "on" ? { ignoreComplaints: true } : {}),
+        });
       }}
     >
       <Field
@@ -212,11 +269,29 @@ export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }
         inputMode="email"
         autoComplete="off"
         hint="One address, or several separated by commas."
-        error={missingTo ? "Give at least one recipient." : complained ? complaintSentence(complained) : errorFor(failure, "to", "cc", "bcc")}
+        error={
+          missingTo
+            ? "Give at least one recipient."
+            : complained
+              ? complaintSentence(complained)
+              : errorFor(failure, "to", "cc", "bcc")
+        }
       />
       {offered ? <ComplaintOverride recipients={offered} form="compose" /> : null}
-      <Field label="Subject" name="subject" {...inputRules(sendMessageBody, "subject")} autoComplete="off" error={errorFor(failure, "subject")} />
-      <TextArea label="Message" name="text" {...inputRules(sendMessageBody, "text")} rows={6} error={errorFor(failure, "text")} />
+      <Field
+        label="Subject"
+        name="subject"
+        {...inputRules(sendMessageBody, "subject")}
+        autoComplete="off"
+        error={errorFor(failure, "subject")}
+      />
+      <TextArea
+        label="Message"
+        name="text"
+        {...inputRules(sendMessageBody, "text")}
+        rows={6}
+        error={errorFor(failure, "text")}
+      />
       <div className="flex flex-wrap items-center gap-3">
         <Button pending={send.isPending}>Send</Button>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">From {from}</span>

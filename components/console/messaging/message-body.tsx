@@ -11,12 +11,27 @@ export function sandboxedDocument(html: string): string {
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">${html}`;
 }
 
-export function MessageBody({ html, text, from }: { html: string | null | undefined; text: string | null | undefined; from: string }) {
+export function MessageBody({
+  html,
+  text,
+  from,
+}: {
+  html: string | null | undefined;
+  text: string | null | undefined;
+  from: string;
+}) {
   if (html) {
     return (
       <div className="space-y-1">
-        <iframe sandbox="" srcDoc={sandboxedDocument(html)} title={`Message body from ${from}`} className="h-96 w-full rounded border border-zinc-200 bg-white dark:border-zinc-700" />
-        <p className="text-xs text-zinc-600 dark:text-zinc-400">HTML shown in a sandbox: scripts, forms and remote content are blocked.</p>
+        <iframe
+          sandbox=""
+          srcDoc={sandboxedDocument(html)}
+          title={`Message body from ${from}`}
+          className="h-96 w-full rounded border border-zinc-200 bg-white dark:border-zinc-700"
+        />
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          HTML shown in a sandbox: scripts, forms and remote content are blocked.
+        </p>
       </div>
     );
   }

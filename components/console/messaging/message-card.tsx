@@ -13,7 +13,10 @@ export type ConversationMessage = NonNullable<OperationOutput<typeof getThread>[
 export function MessageCard({ message }: { message: ConversationMessage }) {
   const sender = formatSender(message.from);
   return (
-    <article aria-labelledby={`msg-${message.id}`} className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <article
+      aria-labelledby={`msg-${message.id}`}
+      className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <header className="mb-3 flex flex-wrap items-start justify-between gap-2">
         <div className="min-w-0">
           <h2 id={`msg-${message.id}`} className="text-base font-semibold break-words">

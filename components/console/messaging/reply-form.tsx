@@ -33,10 +33,21 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
         e.preventDefault();
         setReplied(null);
         const values = formValues(e.currentTarget);
-        reply.mutate({ threadId, text: values.text ?? "", ...(values.ignoreComplaints === "on" ? { ignoreComplaints: true } : {}) });
+        reply.mutate({
+          threadId,
+          text: values.text ?? "",
+          ...(values.ignoreComplaints === "on" ? { ignoreComplaints: true } : {}),
+        });
       }}
     >
-      <TextArea label="Reply" name="text" {...inputRules(replyInThread.body, "text")} rows={5} hint={`From ${from} to ${to}.`} error={errorFor(reply.failure, "text")} />
+      <TextArea
+        label="Reply"
+        name="text"
+        {...inputRules(replyInThread.body, "text")}
+        rows={5}
+        hint={`From ${from} to ${to}.`}
+        error={errorFor(reply.failure, "text")}
+      />
       {offered ? <ComplaintOverride recipients={offered} form="reply" /> : null}
       <div className="flex flex-wrap items-center gap-3" aria-live="polite">
         <Button pending={reply.isPending}>Send reply</Button>
@@ -47,7 +58,10 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
         ) : null}
       </div>
       {replied?.status === "failed" ? (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+        >
           The reply could not be delivered ({replied.error ?? "failed"}).{" "}
           <Link className="link" href={`/messages/${replied.id}`}>
             See the message

@@ -32,7 +32,11 @@ export function AuditRow({ entry }: { entry: AuditEntryView }) {
       <Td>
         {entry.resourceType || entry.resourceId ? (
           <>
-            {entry.resourceType ? <span className="block text-xs text-zinc-600 dark:text-zinc-400">{entry.resourceType.replace(/_/g, " ")}</span> : null}
+            {entry.resourceType ? (
+              <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+                {entry.resourceType.replace(/_/g, " ")}
+              </span>
+            ) : null}
             {entry.resourceId ? <Mono>{entry.resourceId}</Mono> : null}
           </>
         ) : (
@@ -40,7 +44,20 @@ export function AuditRow({ entry }: { entry: AuditEntryView }) {
         )}
       </Td>
       <Td className="font-mono text-xs">{entry.ip ?? none}</Td>
-      <Td>{entry.metadata && Object.keys(entry.metadata).length > 0 ? <JsonDetails value={entry.metadata} summary={<>Metadata<span className="sr-only"> of {entry.action}</span></>} /> : none}</Td>
+      <Td>
+        {entry.metadata && Object.keys(entry.metadata).length > 0 ? (
+          <JsonDetails
+            value={entry.metadata}
+            summary={
+              <>
+                Metadata<span className="sr-only"> of {entry.action}</span>
+              </>
+            }
+          />
+        ) : (
+          none
+        )}
+      </Td>
     </tr>
   );
 }

@@ -20,14 +20,31 @@ class TailError extends Error {
 }
 
 /** One long-poll read of the console tail endpoint after `cursor`. */
-async function fetchTail(orgId: string, type: string | null, cursor: string | null, signal: AbortSignal): Promise<TailPage> {
+async function fetchTail(
+  orgId: string,
+  type: string | null,
+  cursor: string | null,
+  signal: AbortSignal,
+): Promise<TailPage> {
   const query = new URLSearchParams({ org: orgId });
   if (type) query.set("type", type);
   if (cursor) query.set("cursor", cursor);
-  const res = await fetch(`/console/api/events?${query.toString()}`, { signal, cache: "no-store", headers: { accept: "application/json" } });
+  const res = await fetch(`/console/api/events?${query.toString()}`, {
+    signal,
+    cache: "no-store",
+    headers: { accept: "application/json" },
+  });
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const message = body && typeof body === "object" && "error" in body && body.error && typeof body.error === "object" && "message" in body.error ? String(body.error.message) : `The event stream answered ${res.status}.`;
+    const message =
+      body &&
+      typeof body === "object" &&
+      "error" in body &&
+      body.error &&
+      typeof body.error === "object" &&
+      "message" in body.error
+        ? String(body.error.message)
+        : `The event stream answered ${res.status}.`;
     throw new TailError(message, res.status);
   }
   return body as TailPage;
@@ -51,13 +68,21 @@ export interface EventLink {
   href: string;
 }
 
-const PAGES: Record<EventLink["kind"], string> = { message: "/messages", thread: "/threads", inbox: "/inboxes", domain: "/domains" };
+const PAGES: Record<EventLink["kind"], string> = {
+  message: "/messages",
+  thread: "/threads",
+  inbox: "/inboxes",
+  domain: "/domains",
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The resources an event concerns, each once, most specific first: its message, thread, inbox (or partition's inbox), domain. */
-export function eventLinks(e: Pick<StreamEntry, "messageId" | "outboundMessageId" | "threadId" | "inboxId" | "partitionKey" | "data">): EventLink[] {
+export function eventLinks(
+  e: Pick<StreamEntry, "messageId" | "outboundMessageId" | "threadId" | "inboxId" | "partitionKey" | "data">,
+): EventLink[] {
   const [partitionKind = "", partitionId = ""] = e.partitionKey.split(":");
-  const domainId = typeof e.data.domainId === "string" ? e.data.domainId : partitionKind === "domain" ? partitionId : null;
+  const domainId =
+    typeof e.data.domainId === "string" ? e.data.domainId : partitionKind === "domain" ? partitionId : null;
   const candidates: [EventLink["kind"], string | null][] = [
     ["message", e.messageId ?? e.outboundMessageId],
     ["thread", e.threadId],
@@ -74,7 +99,12 @@ export function eventLinks(e: Pick<StreamEntry, "messageId" | "outboundMessageId
   return links;
 }
 
-const LABEL: Record<EventLink["kind"], string> = { message: "Message", thread: "Thread", inbox: "Inbox", domain: "Domain" };
+const LABEL: Record<EventLink["kind"], string> = {
+  message: "Message",
+  thread: "Thread",
+  inbox: "Inbox",
+  domain: "Domain",
+};
 
 export function EventRow({ event }: { event: StreamEntry }) {
   const links = eventLinks(event);
@@ -108,7 +138,14 @@ export function EventRow({ event }: { event: StreamEntry }) {
         <span className="block text-xs text-zinc-600 tabular-nums dark:text-zinc-400">seq {event.seq}</span>
       </Td>
       <Td>
-        <JsonDetails value={event.data} summary={<>Data<span className="sr-only"> of {event.eventId}</span></>} />
+        <JsonDetails
+          value={event.data}
+          summary={
+            <>
+              Data<span className="sr-only"> of {event.eventId}</span>
+            </>
+          }
+        />
       </Td>
     </tr>
   );
@@ -178,14 +215,29 @@ export function EventTail({
     <div className="space-y-3">
       {canStream ? (
         <div className="flex flex-wrap items-center gap-3">
-          <Button type="button" variant={live ? "primary" : "secondary"} onClick={() => setLive((v) => !v)} data-testid="events-live-toggle" title={live ? "Pause the live tail" : "Resume the live tail"}>
-            <span aria-hidden className={live ? "size-2 animate-pulse rounded-full bg-emerald-400" : "size-2 rounded-full bg-zinc-400"} />
+          <Button
+            type="button"
+            variant={live ? "primary" : "secondary"}
+            onClick={() => setLive((v) => !v)}
+            data-testid="events-live-toggle"
+            title={live ? "Pause the live tail" : "Resume the live tail"}
+          >
+            <span
+              aria-hidden
+              className={live ? "size-2 animate-pulse rounded-full bg-emerald-400" : "size-2 rounded-full bg-zinc-400"}
+            />
             {live ? "Live" : "Paused"}
           </Button>
           <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="events-live-status">
-            {live ? "Waiting for new events; they appear at the top. Select to pause." : "Paused: new events are not shown. Select to resume."}
+            {live
+              ? "Waiting for new events; they appear at the top. Select to pause."
+              : "Paused: new events are not shown. Select to resume."}
           </p>
-          <p role="status" className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400" data-testid="events-arrived">
+          <p
+            role="status"
+            className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400"
+            data-testid="events-arrived"
+          >
             {arrived > 0 ? `${arrived} new event${arrived === 1 ? "" : "s"} since the page loaded.` : ""}
           </p>
         </div>
@@ -194,7 +246,11 @@ export function EventTail({
       {events.length === 0 ? (
         <EmptyState
           title={type ? `No ${type} events yet` : "No events yet"}
-          description={canStream && live ? "Events appear here as they happen: messages received, sent, delivered, bounced; domains verified." : "Events appear here as they happen."}
+          description={
+            canStream && live
+              ? "Events appear here as they happen: messages received, sent, delivered, bounced; domains verified."
+              : "Events appear here as they happen."
+          }
         />
       ) : (
         <Table head={["Type", "Time", "Concerns", "Stream / seq", "Data"]} caption="Events, newest first">

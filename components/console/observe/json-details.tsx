@@ -1,11 +1,21 @@
 import type { ReactNode } from "react";
 
 /** A collapsed, pretty-printed JSON value (`<details>`, so it opens without JavaScript). */
-export function JsonDetails({ value, summary = "Show JSON", testId }: { value: unknown; summary?: ReactNode; testId?: string }) {
+export function JsonDetails({
+  value,
+  summary = "Show JSON",
+  testId,
+}: {
+  value: unknown;
+  summary?: ReactNode;
+  testId?: string;
+}) {
   if (value === null || value === undefined) return <span className="text-zinc-600 dark:text-zinc-400">—</span>;
   return (
     <details className="max-w-xl" data-testid={testId}>
-      <summary className="cursor-pointer text-sm font-medium text-sky-800 select-none dark:text-sky-300">{summary}</summary>
+      <summary className="cursor-pointer text-sm font-medium text-sky-800 select-none dark:text-sky-300">
+        {summary}
+      </summary>
       <pre className="mt-2 max-h-96 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
         {JSON.stringify(value, null, 2)}
       </pre>

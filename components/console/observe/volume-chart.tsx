@@ -42,8 +42,27 @@ type Bucket = DeliveryVolume["bucket"];
 /** The short label of a bucket (axis ticks) and its long label (tooltip, table rows). */
 function labels(bucket: Bucket, local: boolean) {
   const timeZone = bucket === "day" || !local ? "UTC" : undefined;
-  const short = new Intl.DateTimeFormat("en", bucket === "hour" ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone } : { month: "short", day: "numeric", timeZone });
-  const long = new Intl.DateTimeFormat("en", bucket === "hour" ? { weekday: "short", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short" } : { weekday: "short", month: "short", day: "numeric", year: "numeric", timeZone });
+  const short = new Intl.DateTimeFormat(
+    "en",
+    bucket === "hour"
+      ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone }
+      : { month: "short", day: "numeric", timeZone },
+  );
+  const long = new Intl.DateTimeFormat(
+    "en",
+    bucket === "hour"
+      ? {
+          weekday: "short",
+          month: "short",
+          day: "numeric",
+          hour: "2-digit",
+          minute: "2-digit",
+          hourCycle: "h23",
+          timeZone,
+          timeZoneName: "short",
+        }
+      : { weekday: "short", month: "short", day: "numeric", year: "numeric", timeZone },
+  );
   return { short: (iso: string) => short.format(new Date(iso)), long: (iso: string) => long.format(new Date(iso)) };
 }
 
@@ -71,7 +90,11 @@ function VolumeTooltip({ active, label, payload, format }: TipProps) {
           </li>
         ))}
       </ul>
-      {rows.length > 1 ? <p className="mt-1 border-t border-zinc-200 pt-1 text-right tabular-nums dark:border-zinc-700">{total} in all</p> : null}
+      {rows.length > 1 ? (
+        <p className="mt-1 border-t border-zinc-200 pt-1 text-right tabular-nums dark:border-zinc-700">
+          {total} in all
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -86,7 +109,8 @@ export function VolumeChart({ volume, rangeLabel }: { volume: DeliveryVolume; ra
   return (
     <figure data-testid="overview-volume" className={cx(...SERIES.map((s) => s.vars))}>
       <figcaption className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
-        {total} outbound {total === 1 ? "message" : "messages"} in the last {rangeLabel}, per {per}, by what became of them.
+        {total} outbound {total === 1 ? "message" : "messages"} in the last {rangeLabel}, per {per}, by what became of
+        them.
       </figcaption>
       <ul className="mb-3 flex flex-wrap gap-x-4 gap-y-1 text-sm" aria-label="Totals by outcome">
         {shown.map((s) => (
@@ -99,16 +123,43 @@ export function VolumeChart({ volume, rangeLabel }: { volume: DeliveryVolume; ra
           </li>
         ))}
       </ul>
-      <div aria-hidden className="h-56 w-full min-w-0 text-xs text-zinc-600 dark:text-zinc-400" data-testid="overview-volume-chart">
+      <div
+        aria-hidden
+        className="h-56 w-full min-w-0 text-xs text-zinc-600 dark:text-zinc-400"
+        data-testid="overview-volume-chart"
+      >
         {hydrated ? (
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={data} accessibilityLayer={false} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
               <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
-              <XAxis dataKey="start" tickFormatter={short} tick={{ fill: "currentColor" }} stroke="currentColor" strokeOpacity={0.4} minTickGap={12} tickMargin={4} />
-              <YAxis allowDecimals={false} tick={{ fill: "currentColor" }} stroke="currentColor" strokeOpacity={0.4} width={48} />
-              <Tooltip cursor={{ fill: "currentColor", fillOpacity: 0.08 }} content={(p) => <VolumeTooltip active={p.active} label={p.label} payload={p.payload} format={long} />} />
+              <XAxis
+                dataKey="start"
+                tickFormatter={short}
+                tick={{ fill: "currentColor" }}
+                stroke="currentColor"
+                strokeOpacity={0.4}
+                minTickGap={12}
+                tickMargin={4}
+              />
+              <YAxis
+                allowDecimals={false}
+                tick={{ fill: "currentColor" }}
+                stroke="currentColor"
+                strokeOpacity={0.4}
+                width={48}
+              />
+              <Tooltip
+                cursor={{ fill: "currentColor", fillOpacity: 0.08 }}
+                content={(p) => <VolumeTooltip active={p.active} label={p.label} payload={p.payload} format={long} />}
+              />
               {shown.map((s) => (
-                <Bar key={s.outcome} dataKey={s.outcome} stackId="volume" fill={color(s.outcome)} isAnimationActive={false} />
+                <Bar
+                  key={s.outcome}
+                  dataKey={s.outcome}
+                  stackId="volume"
+                  fill={color(s.outcome)}
+                  isAnimationActive={false}
+                />
               ))}
             </BarChart>
           </ResponsiveContainer>

@@ -49,14 +49,17 @@ export function WorkflowRunRows({ run }: { run: RunView }) {
           <Time value={run.endedAt} />
           {!run.endedAt && run.waitingFor ? (
             <span className="block text-xs text-zinc-600 dark:text-zinc-400">
-              {run.waitingFor.kind === "sleep" ? "sleeping until" : `waiting (${run.waitingFor.kind}) until`} <Time value={run.dueAt} />
+              {run.waitingFor.kind === "sleep" ? "sleeping until" : `waiting (${run.waitingFor.kind}) until`}{" "}
+              <Time value={run.dueAt} />
             </span>
           ) : null}
         </Td>
         <Td className="tabular-nums">{run.attempt + 1}</Td>
         <Td className="tabular-nums">
           {run.steps.length}
-          {failedSteps > 0 ? <span className="block text-xs text-red-700 dark:text-red-400">{failedSteps} failed</span> : null}
+          {failedSteps > 0 ? (
+            <span className="block text-xs text-red-700 dark:text-red-400">{failedSteps} failed</span>
+          ) : null}
         </Td>
       </tr>
       <tr className="bg-zinc-50/60 dark:bg-zinc-900/40">
@@ -68,7 +71,8 @@ export function WorkflowRunRows({ run }: { run: RunView }) {
           ) : null}
           <details>
             <summary className="cursor-pointer text-sm font-medium text-sky-800 select-none dark:text-sky-300">
-              Steps ({run.steps.length}){error ? ", error" : ""} and output<span className="sr-only"> of run {run.id}</span>
+              Steps ({run.steps.length}){error ? ", error" : ""} and output
+              <span className="sr-only"> of run {run.id}</span>
             </summary>
             <div className="mt-3 space-y-3">
               <p className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -88,14 +92,18 @@ export function WorkflowRunRows({ run }: { run: RunView }) {
                         <span className="text-xs text-zinc-600 dark:text-zinc-400">
                           {s.op !== s.name ? `${s.op}, ` : ""}attempt {s.attempt + 1}, <Time value={s.at} />
                         </span>
-                        {stepError ? <span className="basis-full pl-5 text-xs text-red-800 dark:text-red-300">{stepError}</span> : null}
+                        {stepError ? (
+                          <span className="basis-full pl-5 text-xs text-red-800 dark:text-red-300">{stepError}</span>
+                        ) : null}
                       </li>
                     );
                   })}
                 </ol>
               )}
               {run.error ? <JsonDetails value={run.error} summary="Error (JSON)" /> : null}
-              {run.output !== null && run.output !== undefined ? <JsonDetails value={run.output} summary="Output (JSON)" /> : null}
+              {run.output !== null && run.output !== undefined ? (
+                <JsonDetails value={run.output} summary="Output (JSON)" />
+              ) : null}
             </div>
           </details>
         </Td>

@@ -2,7 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { archiveTemplateAction, createTemplateAction, previewTemplateAction, publishVersionAction, updateTemplateAction } from "@/lib/console/actions/templates";
+import {
+  archiveTemplateAction,
+  createTemplateAction,
+  previewTemplateAction,
+  publishVersionAction,
+  updateTemplateAction,
+} from "@/lib/console/actions/templates";
 import { sandboxedDocument } from "../messaging/message-body";
 import { Button, Field, FormError, TextArea, useAction } from "../form";
 import { ErrorNotice } from "../ui";
@@ -17,23 +23,37 @@ const PREVIEW_PAUSE_MS = 400;
  * fields (`draft.source`) and the preview's values (`variables.name`); a publish names the version's
  * fields (`source`, `variables.properties.name.type`).
  */
-function fieldOf(param: string | null, publishing = false): { field: "source" | "subject" | "variables" | "preview" | null; label: string } {
-  const p = publishing ? param : param?.startsWith("draft.") ? param.slice("draft.".length) : param?.startsWith("variables") ? `preview.${param}` : param;
+function fieldOf(
+  param: string | null,
+  publishing = false,
+): { field: "source" | "subject" | "variables" | "preview" | null; label: string } {
+  const p = publishing
+    ? param
+    : param?.startsWith("draft.")
+      ? param.slice("draft.".length)
+      : param?.startsWith("variables")
+        ? `preview.${param}`
+        : param;
   if (!p) return { field: null, label: "Template" };
   if (p.startsWith("source")) return { field: "source", label: "Source" };
   if (p.startsWith("subject")) return { field: "subject", label: "Subject template" };
   if (p.startsWith("variables")) return { field: "variables", label: "Variables schema" };
-  if (p.startsWith("preview.variables.")) return { field: "preview", label: `Preview variable ${p.slice("preview.variables.".length)}` };
+  if (p.startsWith("preview.variables."))
+    return { field: "preview", label: `Preview variable ${p.slice("preview.variables.".length)}` };
   if (p.startsWith("preview.")) return { field: "preview", label: "Preview variables" };
   return { field: null, label: p };
 }
 
 /** JSON typed in a text area: the value, or the reason it is not an object. */
-function parseObject(text: string, what: string): { ok: true; value: Record<string, unknown> | null } | { ok: false; message: string } {
+function parseObject(
+  text: string,
+  what: string,
+): { ok: true; value: Record<string, unknown> | null } | { ok: false; message: string } {
   if (text.trim() === "") return { ok: true, value: null };
   try {
     const value: unknown = JSON.parse(text);
-    if (!value || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: `${what} must be a JSON object, like {"name": "Ada"}.` };
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      return { ok: false, message: `${what} must be a JSON object, like {"name": "Ada"}.` };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (err) {
     return { ok: false, message: `${what} is not valid JSON: ${(err as Error).message}` };
@@ -42,7 +62,10 @@ function parseObject(text: string, what: string): { ok: true; value: Record<stri
 
 /** Values for the preview from a schema's defaults (`{"name": "there"}`), as a starting point. */
 export function sampleValues(schema: Record<string, unknown> | null): Record<string, unknown> {
-  const props = schema && typeof schema.properties === "object" && schema.properties ? (schema.properties as Record<string, { default?: unknown; enum?: unknown[] }>) : {};
+  const props =
+    schema && typeof schema.properties === "object" && schema.properties
+      ? (schema.properties as Record<string, { default?: unknown; enum?: unknown[] }>)
+      : {};
   const out: Record<string, unknown> = {};
   for (const [name, p] of Object.entries(props)) {
     if (p.default !== undefined) out[name] = p.default;
@@ -56,7 +79,10 @@ interface Rendered {
   html: string;
   text: string | null;
 }
-type PreviewState = { status: "idle" | "rendering" } | { status: "ok"; rendered: Rendered } | { status: "error"; field: ReturnType<typeof fieldOf>["field"]; message: string };
+type PreviewState =
+  | { status: "idle" | "rendering" }
+  | { status: "ok"; rendered: Rendered }
+  | { status: "error"; field: ReturnType<typeof fieldOf>["field"]; message: string };
 
 interface Draft {
   source: string;
@@ -103,12 +129,21 @@ export function TemplateEditor({
       if (!schema.ok) return setPreview({ status: "error", field: "variables", message: schema.message });
       const values = parseObject(draft.preview, "The preview variables");
       if (!values.ok) return setPreview({ status: "error", field: "preview", message: values.message });
-      if (draft.source.trim() === "") return setPreview({ status: "error", field: "source", message: "Source: write the email component (its default export)." });
+      if (draft.source.trim() === "")
+        return setPreview({
+          status: "error",
+          field: "source",
+          message: "Source: write the email component (its default export).",
+        });
       setPreview({ status: "rendering" });
       try {
         const out = (await renderRef.current({
           idOrSlug: templateId,
-          draft: { source: draft.source, ...(draft.subject.trim() ? { subject: draft.subject } : {}), variables: schema.value },
+          draft: {
+            source: draft.source,
+            ...(draft.subject.trim() ? { subject: draft.subject } : {}),
+            variables: schema.value,
+          },
           variables: values.value ?? {},
         })) as Rendered;
         if (id === seq.current) setPreview({ status: "ok", rendered: out });
@@ -116,7 +151,11 @@ export function TemplateEditor({
         if (id !== seq.current) return;
         const failure = (err as { error?: { message: string; param: string | null } }).error;
         const where = fieldOf(failure?.param ?? null);
-        setPreview({ status: "error", field: where.field, message: `${where.label}${failure?.param ? ` (${failure.param})` : ""}: ${failure?.message ?? "the preview failed; check your connection."}` });
+        setPreview({
+          status: "error",
+          field: where.field,
+          message: `${where.label}${failure?.param ? ` (${failure.param})` : ""}: ${failure?.message ?? "the preview failed; check your connection."}`,
+        });
       }
     };
     const timer = setTimeout(() => void run(), PREVIEW_PAUSE_MS);
@@ -130,7 +169,9 @@ export function TemplateEditor({
   };
   const previewError = preview.status === "error" ? preview : null;
   const errorFor = (field: "source" | "subject" | "variables" | "preview") => {
-    const fromPublish = publish.failure ? Object.entries(publish.failure.fields).find(([k]) => fieldOf(k, true).field === field)?.[1] : undefined;
+    const fromPublish = publish.failure
+      ? Object.entries(publish.failure.fields).find(([k]) => fieldOf(k, true).field === field)?.[1]
+      : undefined;
     return fromPublish ?? (previewError?.field === field ? previewError.message : undefined);
   };
 
@@ -150,12 +191,32 @@ export function TemplateEditor({
             ...(draft.subject.trim() ? { subject: draft.subject } : {}),
             variables: schema.value,
             ...(draft.notes.trim() ? { notes: draft.notes } : {}),
-            makeCurrent: (e.currentTarget.elements.namedItem("makeCurrent") as HTMLInputElement | null)?.checked ?? true,
+            makeCurrent:
+              (e.currentTarget.elements.namedItem("makeCurrent") as HTMLInputElement | null)?.checked ?? true,
           });
         }}
       >
-        <TextArea label="Source (react-email TSX)" name="source" rows={16} spellCheck={false} className="font-mono text-xs" value={draft.source} onChange={set("source")} error={errorFor("source")} readOnly={!canWrite} />
-        <Field label="Subject template" name="subject" value={draft.subject} onChange={set("subject")} placeholder="Welcome, {{ name }}" hint="Placeholders like {{ name }} are filled from the variables." error={errorFor("subject")} readOnly={!canWrite} />
+        <TextArea
+          label="Source (react-email TSX)"
+          name="source"
+          rows={16}
+          spellCheck={false}
+          className="font-mono text-xs"
+          value={draft.source}
+          onChange={set("source")}
+          error={errorFor("source")}
+          readOnly={!canWrite}
+        />
+        <Field
+          label="Subject template"
+          name="subject"
+          value={draft.subject}
+          onChange={set("subject")}
+          placeholder="Welcome, {{ name }}"
+          hint="Placeholders like {{ name }} are filled from the variables."
+          error={errorFor("subject")}
+          readOnly={!canWrite}
+        />
         <TextArea
           label="Variables schema (JSON)"
           name="variables"
@@ -168,10 +229,27 @@ export function TemplateEditor({
           error={errorFor("variables")}
           readOnly={!canWrite}
         />
-        <TextArea label="Preview variables (JSON)" name="preview" rows={4} spellCheck={false} className="font-mono text-xs" value={draft.preview} onChange={set("preview")} hint="Only for the preview; not stored." error={errorFor("preview")} />
+        <TextArea
+          label="Preview variables (JSON)"
+          name="preview"
+          rows={4}
+          spellCheck={false}
+          className="font-mono text-xs"
+          value={draft.preview}
+          onChange={set("preview")}
+          hint="Only for the preview; not stored."
+          error={errorFor("preview")}
+        />
         {canWrite ? (
           <>
-            <Field label="Notes (optional)" name="notes" value={draft.notes} onChange={set("notes")} maxLength={2000} placeholder="What changed" />
+            <Field
+              label="Notes (optional)"
+              name="notes"
+              value={draft.notes}
+              onChange={set("notes")}
+              maxLength={2000}
+              placeholder="What changed"
+            />
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" name="makeCurrent" defaultChecked /> Make it the current version (sends use it)
             </label>
@@ -191,16 +269,30 @@ export function TemplateEditor({
         <div className="flex items-center justify-between gap-2">
           <h3 className="text-sm font-semibold">Preview</h3>
           <p aria-live="polite" className="text-xs text-zinc-600 dark:text-zinc-400">
-            {preview.status === "rendering" ? "Rendering…" : preview.status === "ok" ? "Rendered in the sandbox" : preview.status === "error" ? "Not rendered" : ""}
+            {preview.status === "rendering"
+              ? "Rendering…"
+              : preview.status === "ok"
+                ? "Rendered in the sandbox"
+                : preview.status === "error"
+                  ? "Not rendered"
+                  : ""}
           </p>
         </div>
         {previewError ? <ErrorNotice>{previewError.message}</ErrorNotice> : null}
         {preview.status === "ok" ? (
           <>
             <p className="text-sm">
-              <span className="font-medium">Subject:</span> {preview.rendered.subject ?? <span className="text-zinc-600 italic dark:text-zinc-400">none (a send gives one)</span>}
+              <span className="font-medium">Subject:</span>{" "}
+              {preview.rendered.subject ?? (
+                <span className="text-zinc-600 italic dark:text-zinc-400">none (a send gives one)</span>
+              )}
             </p>
-            <iframe sandbox="" srcDoc={sandboxedDocument(preview.rendered.html)} title="Rendered email preview" className="h-[28rem] w-full rounded border border-zinc-200 bg-white dark:border-zinc-700" />
+            <iframe
+              sandbox=""
+              srcDoc={sandboxedDocument(preview.rendered.html)}
+              title="Rendered email preview"
+              className="h-[28rem] w-full rounded border border-zinc-200 bg-white dark:border-zinc-700"
+            />
             {preview.rendered.text ? (
               <details className="text-sm">
                 <summary className="cursor-pointer">Plain-text part</summary>
@@ -226,13 +318,20 @@ export default function Email({ name }) {
     </Html>
   );
 }`;
-const STARTER_VARIABLES = JSON.stringify({ type: "object", properties: { name: { type: "string", maxLength: 80, default: "there" } } }, null, 2);
+const STARTER_VARIABLES = JSON.stringify(
+  { type: "object", properties: { name: { type: "string", maxLength: 80, default: "there" } } },
+  null,
+  2,
+);
 
 /** Creates a template (its version 1 from a starter source) and opens it in the editor. */
 export function NewTemplateForm() {
   const router = useRouter();
   const [jsonError, setJsonError] = useState<string | null>(null);
-  const create = useAction(createTemplateAction, { refresh: false, onSuccess: (data) => router.push(`/templates/${data.id}`) });
+  const create = useAction(createTemplateAction, {
+    refresh: false,
+    onSuccess: (data) => router.push(`/templates/${data.id}`),
+  });
   return (
     <form
       aria-label="New template"
@@ -254,13 +353,39 @@ export function NewTemplateForm() {
         });
       }}
     >
-      <Field label="Name" name="name" required maxLength={120} error={create.fieldError("name")} placeholder="Welcome" />
-      <Field label="Slug (optional)" name="slug" maxLength={64} error={create.fieldError("slug")} hint="Lowercase letters, digits and hyphens; made from the name if empty." />
+      <Field
+        label="Name"
+        name="name"
+        required
+        maxLength={120}
+        error={create.fieldError("name")}
+        placeholder="Welcome"
+      />
+      <Field
+        label="Slug (optional)"
+        name="slug"
+        maxLength={64}
+        error={create.fieldError("slug")}
+        hint="Lowercase letters, digits and hyphens; made from the name if empty."
+      />
       <div className="sm:col-span-2">
-        <Field label="Subject template" name="subject" defaultValue="Welcome, {{ name }}" error={create.fieldError("subject")} />
+        <Field
+          label="Subject template"
+          name="subject"
+          defaultValue="Welcome, {{ name }}"
+          error={create.fieldError("subject")}
+        />
       </div>
       <div className="sm:col-span-2">
-        <TextArea label="Source (react-email TSX)" name="source" rows={12} spellCheck={false} className="font-mono text-xs" defaultValue={STARTER} error={create.fieldError("source")} />
+        <TextArea
+          label="Source (react-email TSX)"
+          name="source"
+          rows={12}
+          spellCheck={false}
+          className="font-mono text-xs"
+          defaultValue={STARTER}
+          error={create.fieldError("source")}
+        />
       </div>
       <div className="sm:col-span-2">
         <TextArea
@@ -270,7 +395,9 @@ export function NewTemplateForm() {
           spellCheck={false}
           className="font-mono text-xs"
           defaultValue={STARTER_VARIABLES}
-          error={jsonError ?? Object.entries(create.failure?.fields ?? {}).find(([k]) => k.startsWith("variables"))?.[1]}
+          error={
+            jsonError ?? Object.entries(create.failure?.fields ?? {}).find(([k]) => k.startsWith("variables"))?.[1]
+          }
         />
       </div>
       <div className="sm:col-span-2 space-y-3">
@@ -286,7 +413,12 @@ export function MakeCurrentButton({ templateId, version }: { templateId: string;
   const update = useAction(updateTemplateAction);
   return (
     <span className="space-y-1">
-      <Button variant="secondary" pending={update.isPending} onClick={() => update.mutate({ idOrSlug: templateId, currentVersion: version })} aria-label={`Make version ${version} current`}>
+      <Button
+        variant="secondary"
+        pending={update.isPending}
+        onClick={() => update.mutate({ idOrSlug: templateId, currentVersion: version })}
+        aria-label={`Make version ${version} current`}
+      >
         Make current
       </Button>
       {update.failure ? <ErrorNotice>{update.failure.message}</ErrorNotice> : null}
@@ -302,7 +434,11 @@ export function ArchiveButton({ templateId, name, archived }: { templateId: stri
   return (
     <span className="flex flex-col items-end gap-1">
       {archived ? (
-        <Button variant="secondary" pending={restore.isPending} onClick={() => restore.mutate({ idOrSlug: templateId, archived: false })}>
+        <Button
+          variant="secondary"
+          pending={restore.isPending}
+          onClick={() => restore.mutate({ idOrSlug: templateId, archived: false })}
+        >
           Restore
         </Button>
       ) : (

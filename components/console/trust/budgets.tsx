@@ -24,14 +24,26 @@ export interface BudgetLimitsValue {
 const limitValue = (data: FormData, name: string) => numberValue(data.get(name));
 
 /** The fields that show their own error (anything else is said above the Save button). */
-const FIELDS = ["scope", "scopeId", "limits.maxSendsPerDay", "limits.maxNewRecipientsPerHour", "limits.maxSpendPerDayCents"];
+const FIELDS = [
+  "scope",
+  "scopeId",
+  "limits.maxSendsPerDay",
+  "limits.maxNewRecipientsPerHour",
+  "limits.maxSpendPerDayCents",
+];
 const numberRules = { type: "number", min: 0, max: BUDGET_LIMIT_MAX, step: 1, inputMode: "numeric" } as const;
 
 /**
  * Sets (creates or replaces) the budget of one scope: the account, an API key or an agent. Every
  * limit left empty is none; the limits are those of `PUT /v1/budgets`.
  */
-export function SetBudgetForm({ keys, agents }: { keys: BudgetSubjectOption[] | null; agents: BudgetSubjectOption[] | null }) {
+export function SetBudgetForm({
+  keys,
+  agents,
+}: {
+  keys: BudgetSubjectOption[] | null;
+  agents: BudgetSubjectOption[] | null;
+}) {
   const [scope, setScope] = useState<Scope>("account");
   const set = useAction(setBudgetAction);
   const [saved, setSaved] = useState<string | null>(null);
@@ -60,14 +72,26 @@ export function SetBudgetForm({ keys, agents }: { keys: BudgetSubjectOption[] | 
   };
   return (
     <form aria-label="Set a budget" noValidate onSubmit={onSubmit} className="space-y-3">
-      <Select label="Applies to" name="scope" value={scope} onChange={(e) => setScope(e.target.value as Scope)} error={err("scope")}>
+      <Select
+        label="Applies to"
+        name="scope"
+        value={scope}
+        onChange={(e) => setScope(e.target.value as Scope)}
+        error={err("scope")}
+      >
         <option value="account">The whole account</option>
         <option value="key">One API key</option>
         <option value="agent">One agent</option>
       </Select>
       {scope !== "account" ? (
         options && options.length > 0 ? (
-          <Select key={scope} label={scope === "key" ? "API key" : "Agent"} name="scopeId" required error={err("scopeId")}>
+          <Select
+            key={scope}
+            label={scope === "key" ? "API key" : "Agent"}
+            name="scopeId"
+            required
+            error={err("scopeId")}
+          >
             {options.map((o) => (
               <option key={o.id} value={o.id}>
                 {o.label}
@@ -86,10 +110,28 @@ export function SetBudgetForm({ keys, agents }: { keys: BudgetSubjectOption[] | 
         )
       ) : null}
       <div className="grid gap-3 sm:grid-cols-2">
-        <Field label="Recipients per day (rolling 24 hours)" name="maxSendsPerDay" {...numberRules} hint="Empty: no limit. 0 refuses every send." error={err("limits.maxSendsPerDay")} />
-        <Field label="Recipients per hour" name="maxNewRecipientsPerHour" {...numberRules} hint="Every recipient of each send counts." error={err("limits.maxNewRecipientsPerHour")} />
+        <Field
+          label="Recipients per day (rolling 24 hours)"
+          name="maxSendsPerDay"
+          {...numberRules}
+          hint="Empty: no limit. 0 refuses every send."
+          error={err("limits.maxSendsPerDay")}
+        />
+        <Field
+          label="Recipients per hour"
+          name="maxNewRecipientsPerHour"
+          {...numberRules}
+          hint="Every recipient of each send counts."
+          error={err("limits.maxNewRecipientsPerHour")}
+        />
         {scope === "account" ? (
-          <Field label="Paid spend per day (US cents)" name="maxSpendPerDayCents" {...numberRules} hint="Letters and calls; 0 blocks every paid send." error={err("limits.maxSpendPerDayCents")} />
+          <Field
+            label="Paid spend per day (US cents)"
+            name="maxSpendPerDayCents"
+            {...numberRules}
+            hint="Letters and calls; 0 blocks every paid send."
+            error={err("limits.maxSpendPerDayCents")}
+          />
         ) : null}
       </div>
       <label className="flex items-center gap-2 text-sm">
@@ -112,7 +154,13 @@ export function SetBudgetForm({ keys, agents }: { keys: BudgetSubjectOption[] | 
 }
 
 /** Enforce/stop enforcing a budget (the same upsert with its limits) and delete it. */
-export function BudgetActions({ budget, label }: { budget: { id: string; scope: Scope; scopeId: string | null; enabled: boolean; limits: BudgetLimitsValue }; label: string }) {
+export function BudgetActions({
+  budget,
+  label,
+}: {
+  budget: { id: string; scope: Scope; scopeId: string | null; enabled: boolean; limits: BudgetLimitsValue };
+  label: string;
+}) {
   const toggle = useAction(setBudgetAction);
   const remove = useAction(deleteBudgetAction);
   const { scope, scopeId, limits } = budget;
@@ -124,7 +172,9 @@ export function BudgetActions({ budget, label }: { budget: { id: string; scope: 
           variant="secondary"
           pending={toggle.isPending}
           aria-label={`${budget.enabled ? "Disable" : "Enable"} the budget of ${label}`}
-          onClick={() => toggle.mutate({ scope, ...(scope === "account" ? {} : { scopeId }), enabled: !budget.enabled, limits })}
+          onClick={() =>
+            toggle.mutate({ scope, ...(scope === "account" ? {} : { scopeId }), enabled: !budget.enabled, limits })
+          }
         >
           {budget.enabled ? "Disable" : "Enable"}
         </Button>

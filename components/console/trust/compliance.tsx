@@ -1,21 +1,37 @@
 "use client";
 
 import { useState } from "react";
-import { exportAuditAction, requestErasureAction, requestPurgeAction, verifyAuditAction } from "@/lib/console/actions/compliance";
+import {
+  exportAuditAction,
+  requestErasureAction,
+  requestPurgeAction,
+  verifyAuditAction,
+} from "@/lib/console/actions/compliance";
 import { VERIFY_FILE_MAX_BYTES, VERIFY_FILE_TOO_LARGE } from "../config/limits";
 import type { InputRules } from "../contract-input";
 import { ConfirmButton } from "../dialog";
 import { downloadJson } from "../download";
 import { Button, Field, FormError, Select, useAction } from "../form";
 
-type VerifyResult = Awaited<ReturnType<typeof verifyAuditAction>> extends infer R ? (R extends { ok: true; data: infer D } ? D : never) : never;
+type VerifyResult =
+  Awaited<ReturnType<typeof verifyAuditAction>> extends infer R
+    ? R extends { ok: true; data: infer D }
+      ? D
+      : never
+    : never;
 
 /** The verifier's report as a sentence: valid with what was checked, or the first thing that is broken. */
 function verdict(r: VerifyResult["report"]): string {
   const positions = r.firstChainSeq !== null ? ` (positions ${r.firstChainSeq}–${r.lastChainSeq})` : "";
-  const signatures = r.manifests.length > 0 && r.manifests.every((m) => m.signature === "valid") ? "manifest signature valid" : "manifest signature not valid";
+  const signatures =
+    r.manifests.length > 0 && r.manifests.every((m) => m.signature === "valid")
+      ? "manifest signature valid"
+      : "manifest signature not valid";
   if (r.ok) {
-    const gaps = r.gaps.length > 0 ? `; ${r.gaps.length} erased ${r.gaps.length === 1 ? "gap" : "gaps"}${r.gaps.every((g) => g.explained) ? ", each certified" : ""}` : "";
+    const gaps =
+      r.gaps.length > 0
+        ? `; ${r.gaps.length} erased ${r.gaps.length === 1 ? "gap" : "gaps"}${r.gaps.every((g) => g.explained) ? ", each certified" : ""}`
+        : "";
     return `Valid: chain intact, ${r.rowCount} ${r.rowCount === 1 ? "row" : "rows"}${positions}, ${signatures}${gaps}.`;
   }
   const first = r.problems[0];
@@ -41,7 +57,9 @@ export function ExportVerify() {
         onSuccess: ({ pages, complete }) => {
           const rows = pages.reduce((n, p) => n + p.rows.length, 0);
           downloadJson(`audit-export-${new Date().toISOString().slice(0, 10)}.json`, { pages });
-          setExported(`Downloaded ${rows} ${rows === 1 ? "row" : "rows"} in ${pages.length} ${pages.length === 1 ? "page" : "pages"}${complete ? "" : " (the first pages only: export the rest with GET /v1/audit-logs/export and its cursor)"}.`);
+          setExported(
+            `Downloaded ${rows} ${rows === 1 ? "row" : "rows"} in ${pages.length} ${pages.length === 1 ? "page" : "pages"}${complete ? "" : " (the first pages only: export the rest with GET /v1/audit-logs/export and its cursor)"}.`,
+          );
         },
       },
     );
@@ -103,7 +121,10 @@ export function ExportVerify() {
           }
         >
           <p className="font-medium">{verdict(result.report)}</p>
-          <p className="text-xs">{result.source === "file" ? "Checked the file you chose" : "Checked the chain exported just now"} against this service&apos;s JWKS, the same way as npm run svc -- compliance verify.</p>
+          <p className="text-xs">
+            {result.source === "file" ? "Checked the file you chose" : "Checked the chain exported just now"} against
+            this service&apos;s JWKS, the same way as npm run svc -- compliance verify.
+          </p>
           <details>
             <summary className="cursor-pointer text-xs font-medium">The verifier&apos;s report</summary>
             <pre className="mt-1 overflow-x-auto text-xs whitespace-pre-wrap">{result.lines.join("\n")}</pre>
@@ -172,7 +193,13 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
   return (
     // Not a <form>: the confirmation dialog holds its own form, and forms must not nest.
     <section aria-label="Purge an inbox" className="space-y-3">
-      <Select label="Inbox" name="inboxId" value={inboxId} onChange={(e) => setInboxId(e.target.value)} error={purge.fieldError("inboxId")}>
+      <Select
+        label="Inbox"
+        name="inboxId"
+        value={inboxId}
+        onChange={(e) => setInboxId(e.target.value)}
+        error={purge.fieldError("inboxId")}
+      >
         {inboxes.map((i) => (
           <option key={i.id} value={i.id}>
             {i.address}
@@ -190,7 +217,10 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
         onConfirm={() => {
           if (!inbox) return;
           setStarted(null);
-          purge.mutate({ inboxId: inbox.id }, { onSuccess: () => setStarted(`Purge of ${inbox.address} started; it is listed below.`) });
+          purge.mutate(
+            { inboxId: inbox.id },
+            { onSuccess: () => setStarted(`Purge of ${inbox.address} started; it is listed below.`) },
+          );
         }}
       />
       {started ? (
@@ -204,9 +234,22 @@ export function StartPurge({ inboxes }: { inboxes: { id: string; address: string
 }
 
 /** Saves a completed job's signed deletion certificate as JSON. */
-export function CertificateButton({ jobId, kind, certificate }: { jobId: string; kind: string; certificate: Record<string, unknown> }) {
+export function CertificateButton({
+  jobId,
+  kind,
+  certificate,
+}: {
+  jobId: string;
+  kind: string;
+  certificate: Record<string, unknown>;
+}) {
   return (
-    <Button type="button" variant="secondary" aria-label={`Download certificate of ${kind} ${jobId}`} onClick={() => downloadJson(`deletion-certificate-${jobId}.json`, certificate)}>
+    <Button
+      type="button"
+      variant="secondary"
+      aria-label={`Download certificate of ${kind} ${jobId}`}
+      onClick={() => downloadJson(`deletion-certificate-${jobId}.json`, certificate)}
+    >
       Download certificate
     </Button>
   );

@@ -7,8 +7,18 @@ export const a2aMetadataSchema = z.object({
   provenance: z
     .string()
     .nullable()
-    .describe("The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's."),
-  provenanceVerified: z.boolean().describe("True when the token verified against the agent's published key and the content as delivered."),
+    .describe(
+      "The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's.",
+    ),
+  provenanceVerified: z
+    .boolean()
+    .describe("True when the token verified against the agent's published key and the content as delivered."),
 });
 
-export const a2aDefinition = defineChannelDefinition({ id: "a2a", label: "Agent-to-agent", metadata: a2aMetadataSchema, inSendResponse: true, badge: "a2a" });
+export const a2aDefinition = defineChannelDefinition({
+  id: "a2a",
+  label: "Agent-to-agent",
+  metadata: a2aMetadataSchema,
+  inSendResponse: true,
+  badge: "a2a",
+});

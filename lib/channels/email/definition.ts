@@ -21,11 +21,39 @@ export const emailMetadataSchema = z.object({
   mailFrom: z.string().nullable().optional(),
   remoteAddress: z.string().nullable().optional(),
   helo: z.string().nullable().optional(),
-  provenance: z.string().nullable().optional().describe("An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one."),
-  provenanceVerified: z.boolean().nullable().optional().describe("Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash)."),
-  provenanceAgentId: z.string().nullable().optional().describe("The `agt_` id the token names (its `sub`), when it verified."),
-  provenanceIssuer: z.string().nullable().optional().describe("The deployment that issued the token (its `iss`), when it verified."),
-  provenanceError: z.string().nullable().optional().describe("Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`."),
+  provenance: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one."),
+  provenanceVerified: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe("Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash)."),
+  provenanceAgentId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The `agt_` id the token names (its `sub`), when it verified."),
+  provenanceIssuer: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The deployment that issued the token (its `iss`), when it verified."),
+  provenanceError: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`.",
+    ),
 });
 
-export const emailDefinition = defineChannelDefinition({ id: "email", label: "Email", metadata: emailMetadataSchema, inSendResponse: false, badge: null });
+export const emailDefinition = defineChannelDefinition({
+  id: "email",
+  label: "Email",
+  metadata: emailMetadataSchema,
+  inSendResponse: false,
+  badge: null,
+});

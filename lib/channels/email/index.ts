@@ -39,14 +39,26 @@ export const email = defineChannel({
       inReplyTo: s.inReplyTo,
       references: s.references,
       headers: s.headers,
-      attachments: s.files.map((f) => ({ filename: f.filename ?? "attachment", contentType: f.contentType, content: f.content })),
+      attachments: s.files.map((f) => ({
+        filename: f.filename ?? "attachment",
+        contentType: f.contentType,
+        content: f.content,
+      })),
     });
     return signDkim(mime, await signerFor(db, s.inbox));
   },
   deliver: (mail) => mailTransport().send(mail),
   // Any email address: the channel of last resort.
   byDefault: { rank: 0, takes: () => true },
-  outboundMetadata: (p) => ({ provider: null, providerMessageId: null, lastEventType: null, lastEventAt: null, bouncedAt: null, complainedAt: null, ...provenanceKeys(p) }),
+  outboundMetadata: (p) => ({
+    provider: null,
+    providerMessageId: null,
+    lastEventType: null,
+    lastEventAt: null,
+    bouncedAt: null,
+    complainedAt: null,
+    ...provenanceKeys(p),
+  }),
   copyMetadata: (p) => ({ internal: true, senderInboxId: p.senderInboxId, ...provenanceKeys(p) }),
   // Loaded on first use: the parser and the authentication checks are not needed to send.
   receive: async (raw, envelope) => (await import("@/lib/messages/receive")).receiveInbound(raw, envelope),

@@ -17,7 +17,9 @@ export const complianceJob = inngest.createFunction(
     retries: 4,
     onFailure: async ({ event, error }) => {
       // The failed run's event; one that never matched the schema named no job to fail.
-      const original = complianceJobRequested.schema.safeParse((event.data as { event?: { data?: unknown } }).event?.data);
+      const original = complianceJobRequested.schema.safeParse(
+        (event.data as { event?: { data?: unknown } }).event?.data,
+      );
       if (original.success) await failJob(await getDb(), original.data.jobId, error.message);
     },
   },

@@ -1,7 +1,14 @@
 "use server";
 
 import { runAction } from "@/lib/console/action";
-import { addAudienceMembers, createAudience, deleteAudience, getBroadcast, removeAudienceMember, sendBroadcast } from "@/lib/audiences/operations";
+import {
+  addAudienceMembers,
+  createAudience,
+  deleteAudience,
+  getBroadcast,
+  removeAudienceMember,
+  sendBroadcast,
+} from "@/lib/audiences/operations";
 
 /** Creates an audience (`POST /v1/audiences`). */
 export async function createAudienceAction(input: unknown) {

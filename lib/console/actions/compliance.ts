@@ -29,12 +29,16 @@ export async function verifyAuditAction(input: unknown) {
   const form = verifyForm.safeParse(input && typeof input === "object" ? input : {});
   if (!form.success) return invalidInput(form.error);
   const { file, __org } = form.data;
-  return runAction(getAgentsJwks, { __org }, {
-    then: (jwks, ctx) => {
-      if (!isConsole(ctx)) throw invalidRequest("Open an organization first.");
-      return verifyAuditChain(ctx, jwks, file);
+  return runAction(
+    getAgentsJwks,
+    { __org },
+    {
+      then: (jwks, ctx) => {
+        if (!isConsole(ctx)) throw invalidRequest("Open an organization first.");
+        return verifyAuditChain(ctx, jwks, file);
+      },
     },
-  });
+  );
 }
 /** Starts an irreversible erasure of an address (or a contact). */
 export async function requestErasureAction(input: unknown) {

@@ -1,7 +1,14 @@
 "use server";
 
 import { runAction } from "@/lib/console/action";
-import { addContactHandle, createContact, deleteContact, deleteContactHandle, updateContact, updateContactHandle } from "@/lib/contacts/operations";
+import {
+  addContactHandle,
+  createContact,
+  deleteContact,
+  deleteContactHandle,
+  updateContact,
+  updateContactHandle,
+} from "@/lib/contacts/operations";
 
 const labels = { displayName: "name", value: "handle" };
 

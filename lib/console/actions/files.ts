@@ -1,7 +1,13 @@
 "use server";
 
 import { runAction } from "@/lib/console/action";
-import { createShareLink, createUpload, deleteBucketObject, finalizeObject, revokeShareLink } from "@/lib/buckets/operations";
+import {
+  createShareLink,
+  createUpload,
+  deleteBucketObject,
+  finalizeObject,
+  revokeShareLink,
+} from "@/lib/buckets/operations";
 
 /** Step one of an upload from the files page: the presigned PUT the browser sends the bytes to. */
 export async function requestUploadAction(input: unknown) {

@@ -39,7 +39,9 @@ export async function deleteInboxAction(input: unknown) {
 const COMPOSE_FIELDS = ["inboxId", "to", "subject", "text", "ignoreComplaints"] as const;
 
 /** Sends a new message from an inbox; answers with the thread it started, for the success notice. */
-export async function sendFromInboxAction(input: unknown): Promise<ActionResult<{ id: string; status: string; error: string | null; threadId: string | null }>> {
+export async function sendFromInboxAction(
+  input: unknown,
+): Promise<ActionResult<{ id: string; status: string; error: string | null; threadId: string | null }>> {
   const values = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
   const body: Record<string, unknown> = { __org: values.__org };
   for (const field of COMPOSE_FIELDS) if (values[field] !== undefined) body[field] = values[field];

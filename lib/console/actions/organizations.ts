@@ -14,7 +14,11 @@ export async function switchOrganization(orgId: string): Promise<ActionResult> {
     const parsed = z.uuid().safeParse(orgId);
     const { organizations } = await invoke(listOrganizations);
     const id = parsed.success ? organizations.find((o) => o.id === parsed.data)?.id : undefined;
-    if (!id) return { ok: false, error: { code: "resource_not_found", message: "No such organization.", param: "orgId", fields: {} } };
+    if (!id)
+      return {
+        ok: false,
+        error: { code: "resource_not_found", message: "No such organization.", param: "orgId", fields: {} },
+      };
     await rememberOrganization(id);
     return { ok: true, data: null };
   } catch (err) {
@@ -37,13 +41,17 @@ export async function createOrganizationAction(input: unknown): Promise<ActionRe
 
 /** Accepts the invitation as the signed-in user and switches the console to its organization. */
 export async function acceptInvitationAction(token: string): Promise<ActionResult<{ orgId: string }>> {
-  return runAction(acceptInvitation, { token: String(token) }, {
-    withoutOrganization: true,
-    then: async (data) => {
-      await rememberOrganization(data.orgId);
-      return data;
+  return runAction(
+    acceptInvitation,
+    { token: String(token) },
+    {
+      withoutOrganization: true,
+      then: async (data) => {
+        await rememberOrganization(data.orgId);
+        return data;
+      },
     },
-  });
+  );
 }
 
 export async function signOutAction(): Promise<void> {

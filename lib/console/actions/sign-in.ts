@@ -16,7 +16,10 @@ import { safeNext } from "@/lib/console/redirects";
 
 const next = { next: z.string().optional() };
 
-const throttledResult = (message: string): ActionResult => ({ ok: false, error: { code: "rate_limited", message, param: null, fields: {} } });
+const throttledResult = (message: string): ActionResult => ({
+  ok: false,
+  error: { code: "rate_limited", message, param: null, fields: {} },
+});
 
 /** Password and email-link attempts are throttled inside Auth.js (lib/console/auth.ts); sign-up here. */
 async function signUpThrottle(email: string): Promise<ActionResult | null> {
@@ -30,11 +33,20 @@ export async function passwordSignIn(input: unknown): Promise<ActionResult> {
   const parsed = signInBody.extend(next).safeParse(input);
   if (!parsed.success) return invalidInput(parsed.error);
   try {
-    await signIn("password", { email: parsed.data.email, password: parsed.data.password, redirectTo: safeNext(parsed.data.next) });
+    await signIn("password", {
+      email: parsed.data.email,
+      password: parsed.data.password,
+      redirectTo: safeNext(parsed.data.next),
+    });
     return { ok: true, data: null };
   } catch (err) {
-    if (err instanceof AuthError && isThrottled(err)) return throttledResult("Too many sign-in attempts; try again in a few minutes.");
-    if (err instanceof AuthError) return { ok: false, error: { code: "invalid_credentials", message: "Wrong email or password.", param: null, fields: {} } };
+    if (err instanceof AuthError && isThrottled(err))
+      return throttledResult("Too many sign-in attempts; try again in a few minutes.");
+    if (err instanceof AuthError)
+      return {
+        ok: false,
+        error: { code: "invalid_credentials", message: "Wrong email or password.", param: null, fields: {} },
+      };
     throw err;
   }
 }
@@ -46,7 +58,16 @@ export async function magicLinkSignIn(input: unknown): Promise<ActionResult> {
     await signIn("email", { email: parsed.data.email, redirectTo: safeNext(parsed.data.next) });
     return { ok: true, data: null };
   } catch (err) {
-    if (err instanceof AuthError) return { ok: false, error: { code: "not_permitted", message: "This address cannot sign in here. Ask an admin for an invitation.", param: "email", fields: {} } };
+    if (err instanceof AuthError)
+      return {
+        ok: false,
+        error: {
+          code: "not_permitted",
+          message: "This address cannot sign in here. Ask an admin for an invitation.",
+          param: "email",
+          fields: {},
+        },
+      };
     throw err;
   }
 }

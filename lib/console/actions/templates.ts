@@ -1,7 +1,13 @@
 "use server";
 
 import { runAction } from "@/lib/console/action";
-import { createTemplate, deleteTemplate, publishTemplateVersion, renderTemplate, updateTemplate } from "@/lib/templates/operations";
+import {
+  createTemplate,
+  deleteTemplate,
+  publishTemplateVersion,
+  renderTemplate,
+  updateTemplate,
+} from "@/lib/templates/operations";
 
 const labels = { source: "source", subject: "subject template", variables: "variables schema", notes: "notes" };
 

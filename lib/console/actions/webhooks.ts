@@ -29,7 +29,10 @@ export async function updateWebhookAction(input: unknown) {
 export async function webhookStateAction(input: unknown) {
   return runAction(getWebhook, input, {
     then: async ({ webhook }, ctx) => {
-      const log = await ctx.invoke(listWebhookDeliveries, { params: { webhookId: webhook.id }, query: { limit: DELIVERY_LOG_SIZE } });
+      const log = await ctx.invoke(listWebhookDeliveries, {
+        params: { webhookId: webhook.id },
+        query: { limit: DELIVERY_LOG_SIZE },
+      });
       return { webhook, deliveries: log.data, hasMore: log.pagination.hasMore };
     },
   });

@@ -27,13 +27,18 @@ const MiB = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
  *   `link` without one is 400, `auto` without one 413 (it does not fit and has no link).
  * `filename` and `contentType` override the object's own.
  */
-export async function attachFiles<T extends Pick<ApprovedSend, "principal" | "attachments" | "text" | "html">>(db: DbOrTx, a: T): Promise<T & Pick<AttachedSend, "files" | "linked">> {
+export async function attachFiles<T extends Pick<ApprovedSend, "principal" | "attachments" | "text" | "html">>(
+  db: DbOrTx,
+  a: T,
+): Promise<T & Pick<AttachedSend, "files" | "linked">> {
   const orgId = a.principal.orgId;
   const rows = new Map<string, ObjectRow>();
   for (const entry of a.attachments) {
-    if ("object" in entry) rows.set(entry.param, await attachableObject(db, orgId, entry.object.id, `${entry.param}.objectId`));
+    if ("object" in entry)
+      rows.set(entry.param, await attachableObject(db, orgId, entry.object.id, `${entry.param}.objectId`));
   }
-  const sizeOf = (entry: RequestedAttachment) => ("inline" in entry ? entry.inline.content.length : (rows.get(entry.param)?.bytes ?? 0));
+  const sizeOf = (entry: RequestedAttachment) =>
+    "inline" in entry ? entry.inline.content.length : (rows.get(entry.param)?.bytes ?? 0);
 
   // What must be attached first, then `auto` objects in request order while they fit.
   let used = 0;
@@ -65,11 +70,25 @@ export async function attachFiles<T extends Pick<ApprovedSend, "principal" | "at
     if (!row) continue;
     const shareLinkId = await shareLinkInBodies(db, orgId, row.id, [a.text, a.html]);
     if (!shareLinkId) {
-      const how = "Create a share link of the object (POST /v1/buckets/{bucketId}/objects/{objectId}/share-links) and put its URL in `text` or `html`; the service never edits the body.";
-      if (entry.object.delivery === "link") throw invalidRequest(`\`delivery: "link"\` needs an open share link of object ${row.id} in the message body. ${how}`, `${entry.param}.delivery`);
-      throw new ApiError("payload_too_large", `Object ${row.id} (${MiB(row.bytes)}) does not fit in the ${MiB(MAX_NATIVE_ATTACH_BYTES)} a message can carry, and the body has no share link of it. ${how}`, `${entry.param}.objectId`);
+      const how =
+        "Create a share link of the object (POST /v1/buckets/{bucketId}/objects/{objectId}/share-links) and put its URL in `text` or `html`; the service never edits the body.";
+      if (entry.object.delivery === "link")
+        throw invalidRequest(
+          `\`delivery: "link"\` needs an open share link of object ${row.id} in the message body. ${how}`,
+          `${entry.param}.delivery`,
+        );
+      throw new ApiError(
+        "payload_too_large",
+        `Object ${row.id} (${MiB(row.bytes)}) does not fit in the ${MiB(MAX_NATIVE_ATTACH_BYTES)} a message can carry, and the body has no share link of it. ${how}`,
+        `${entry.param}.objectId`,
+      );
     }
-    linked.push({ objectId: row.id, filename: entry.object.filename ?? row.filename, sizeBytes: row.bytes, shareLinkId });
+    linked.push({
+      objectId: row.id,
+      filename: entry.object.filename ?? row.filename,
+      sizeBytes: row.bytes,
+      shareLinkId,
+    });
   }
 
   const files: StoredAttachment[] = [];

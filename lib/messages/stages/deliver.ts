@@ -25,7 +25,11 @@ export async function settledMessage(db: Db, messageId: string): Promise<Message
       .where(and(eq(outbox.subjectId, messageId), eq(outbox.status, "pending")));
     if (entry && (await takeOverOutbox(db, entry.id))) continue;
     if (Date.now() > deadline) {
-      throw new ApiError("idempotency_key_in_use", "This send is still being handed to its transport; retry later.", "Idempotency-Key").withHeaders({ "Retry-After": "1" });
+      throw new ApiError(
+        "idempotency_key_in_use",
+        "This send is still being handed to its transport; retry later.",
+        "Idempotency-Key",
+      ).withHeaders({ "Retry-After": "1" });
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -38,7 +42,9 @@ export async function settledMessage(db: Db, messageId: string): Promise<Message
  */
 export async function deliverSend(db: Db, stored: StoredSend): Promise<MessageRow> {
   if (!stored.handoff) return stored.row;
-  const ended = await performOutbox(db, stored.handoff.entry, stored.handoff.leaseToken, (d, entry, token) => deliverQueuedMessage(d, entry, token, stored.row));
+  const ended = await performOutbox(db, stored.handoff.entry, stored.handoff.leaseToken, (d, entry, token) =>
+    deliverQueuedMessage(d, entry, token, stored.row),
+  );
   // Null or undefined: the lease was lost, or the handler threw (the relay retries); wait for it.
   return (ended as MessageRow | null | undefined) ?? settledMessage(db, stored.row.id);
 }

@@ -15,7 +15,15 @@ import type { StoredAttachment } from "../store";
 /** One entry of `attachments`, as the request gave it: inline bytes (decoded), or a storage object to fetch. */
 export type RequestedAttachment =
   | { param: string; inline: StoredAttachment }
-  | { param: string; object: { id: string; filename: string | null; contentType: string | null; delivery: "attachment" | "link" | "auto" } };
+  | {
+      param: string;
+      object: {
+        id: string;
+        filename: string | null;
+        contentType: string | null;
+        delivery: "attachment" | "link" | "auto";
+      };
+    };
 
 /** `validate`: the request's own checks, nothing looked up. */
 export interface ValidatedRequest {

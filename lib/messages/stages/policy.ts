@@ -29,7 +29,8 @@ async function complaintWarnings(db: DbOrTx, orgId: string, recipients: string[]
 /** The key's inbox restriction and the inbox's status: may this inbox send at all? */
 export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void {
   if (!mayUseInbox(r.principal, r.inbox.id)) throw notPermitted("This API key may not send as this inbox.", "inboxId");
-  if (r.inbox.status !== "active") throw notPermitted(`The inbox is ${r.inbox.status}; it neither sends nor receives.`, "inboxId");
+  if (r.inbox.status !== "active")
+    throw notPermitted(`The inbox is ${r.inbox.status}; it neither sends nor receives.`, "inboxId");
 }
 
 /**
@@ -37,10 +38,22 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
  * one it was accepted as, `agentId`). A suspended or revoked agent's send is refused: it would
  * otherwise leave unsigned.
  */
-export async function sendingAgent(db: DbOrTx, r: Pick<RenderedSend, "principal" | "inbox">, agentId: string | null | undefined) {
-  const agent = agentId !== undefined ? (agentId ? await findAgentById(db, agentId) : null) : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
+export async function sendingAgent(
+  db: DbOrTx,
+  r: Pick<RenderedSend, "principal" | "inbox">,
+  agentId: string | null | undefined,
+) {
+  const agent =
+    agentId !== undefined
+      ? agentId
+        ? await findAgentById(db, agentId)
+        : null
+      : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
   if (agent && agent.status !== "active") {
-    throw notPermitted(`This send is made as the agent ${agentPublicId(agent.id)}, which is ${agent.status}; bind the key or inbox elsewhere or unbind it.`, "inboxId");
+    throw notPermitted(
+      `This send is made as the agent ${agentPublicId(agent.id)}, which is ${agent.status}; bind the key or inbox elsewhere or unbind it.`,
+      "inboxId",
+    );
   }
   return agent;
 }
@@ -68,7 +81,12 @@ export type BudgetMode = "accept" | "dry" | "fire";
  * `opts.agentId`: the agent a scheduled send was accepted as (its row's), instead of the bindings'
  * answer now.
  */
-export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "accept", opts: { agentId?: string | null } = {}): Promise<ApprovedSend> {
+export async function applyPolicy(
+  db: Db,
+  r: RenderedSend,
+  mode: BudgetMode = "accept",
+  opts: { agentId?: string | null } = {},
+): Promise<ApprovedSend> {
   refuseInbox(r);
   const agent = await sendingAgent(db, r, opts.agentId);
   // The agent's reputation: quarantined → 403, throttled → sends per hour capped (429).
@@ -77,9 +95,15 @@ export async function applyPolicy(db: Db, r: RenderedSend, mode: BudgetMode = "a
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     const recipients = warnings.map((w) => w.recipient);
-    throw invalidRequest(`Recipients who complained: ${recipients.join(", ")}. Send with ignoreComplaints to override.`, "to").withOverride({ field: "ignoreComplaints", recipients });
+    throw invalidRequest(
+      `Recipients who complained: ${recipients.join(", ")}. Send with ignoreComplaints to override.`,
+      "to",
+    ).withOverride({ field: "ignoreComplaints", recipients });
   }
   const subject = budgetSubjectOf(r.principal, agent);
-  const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, { mode: mode === "fire" ? "fire" : "accept", record: mode !== "dry" });
+  const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, {
+    mode: mode === "fire" ? "fire" : "accept",
+    record: mode !== "dry",
+  });
   return { ...r, warnings, budget, agent };
 }

@@ -19,17 +19,37 @@ export async function renderSend(db: DbOrTx, r: ResolvedSend): Promise<RenderedS
 export type RenderedBody = Pick<RenderedSend, "subject" | "text" | "html" | "replyTo" | "template">;
 
 /** The body of a send (or of a broadcast, rendered once for every member). */
-export async function renderBody(db: DbOrTx, orgId: string, input: Pick<SendMessageInput, "subject" | "text" | "html" | "react" | "template" | "replyTo">): Promise<RenderedBody> {
+export async function renderBody(
+  db: DbOrTx,
+  orgId: string,
+  input: Pick<SendMessageInput, "subject" | "text" | "html" | "react" | "template" | "replyTo">,
+): Promise<RenderedBody> {
   const replyTo = input.replyTo ?? null;
   if (input.template) {
     const t = input.template;
-    const out = await renderVersion(db, orgId, { idOrSlug: t.id, version: t.version, variables: t.variables, subject: input.subject }, "template");
-    return { subject: out.subject ?? "", text: out.text, html: out.html, replyTo, template: { id: out.templateId, version: out.version } };
+    const out = await renderVersion(
+      db,
+      orgId,
+      { idOrSlug: t.id, version: t.version, variables: t.variables, subject: input.subject },
+      "template",
+    );
+    return {
+      subject: out.subject ?? "",
+      text: out.text,
+      html: out.html,
+      replyTo,
+      template: { id: out.templateId, version: out.version },
+    };
   }
   if (input.react) {
     let out;
     try {
-      out = await renderReact({ tenant: `org:${orgId}`, source: input.react.source, props: input.react.props, param: "react" });
+      out = await renderReact({
+        tenant: `org:${orgId}`,
+        source: input.react.source,
+        props: input.react.props,
+        param: "react",
+      });
     } catch (err) {
       return templateFailure(err);
     }

@@ -19,7 +19,13 @@ const MAX_RECIPIENTS = 50;
  * One recipient field as addresses: an address as given (normalized), a contact reference
  * (`@alias`, `contact:<id>`, `@me`) as its address for `channels` (lib/contacts).
  */
-export async function recipientsOf(db: DbOrTx, orgId: string, field: "to" | "cc" | "bcc", value: string | string[] | undefined, channels: HandleChannel[]): Promise<string[]> {
+export async function recipientsOf(
+  db: DbOrTx,
+  orgId: string,
+  field: "to" | "cc" | "bcc",
+  value: string | string[] | undefined,
+  channels: HandleChannel[],
+): Promise<string[]> {
   const list = asList(value);
   const out: string[] = [];
   for (const [i, raw] of list.entries()) {
@@ -41,7 +47,11 @@ function handleChannels(channel: string | undefined): HandleChannel[] {
 }
 
 /** In-Reply-To and References, from the request or from the message `replyToMessageId` names. */
-async function threadHeaders(db: DbOrTx, orgId: string, input: ValidatedRequest["input"]): Promise<{ inReplyTo: string | null; references: string[] }> {
+async function threadHeaders(
+  db: DbOrTx,
+  orgId: string,
+  input: ValidatedRequest["input"],
+): Promise<{ inReplyTo: string | null; references: string[] }> {
   let inReplyTo = input.inReplyTo ? angleBrackets(input.inReplyTo) : null;
   let references = (input.references ?? []).map(angleBrackets);
   if (input.replyToMessageId) {
@@ -64,21 +74,46 @@ async function threadHeaders(db: DbOrTx, orgId: string, input: ValidatedRequest[
  * Stage 2: the sending inbox, the recipients and which of them are inboxes of this service, the
  * thread headers, and the channel (the request's, else the one that fits the recipients).
  */
-export async function resolveSend(db: DbOrTx, principal: Principal, v: ValidatedRequest, inbox?: InboxRow): Promise<ResolvedSend> {
+export async function resolveSend(
+  db: DbOrTx,
+  principal: Principal,
+  v: ValidatedRequest,
+  inbox?: InboxRow,
+): Promise<ResolvedSend> {
   const from = inbox ?? (await findInbox(db, principal, v.input.inboxId));
   const orgId = principal.orgId;
   const channels = handleChannels(v.input.channel);
   const to = await recipientsOf(db, orgId, "to", v.input.to, channels);
   const named = v.input.contactId
-    ? await contactAddress(db, orgId, isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`, channels, "contactId")
+    ? await contactAddress(
+        db,
+        orgId,
+        isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`,
+        channels,
+        "contactId",
+      )
     : null;
   if (named) to.push(named.address);
   const cc = await recipientsOf(db, orgId, "cc", v.input.cc, channels);
   const bcc = await recipientsOf(db, orgId, "bcc", v.input.bcc, channels);
   const recipients = [...new Set([...to, ...cc, ...bcc])];
-  if (recipients.length > MAX_RECIPIENTS) throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
+  if (recipients.length > MAX_RECIPIENTS)
+    throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
   const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);
   const internal = await inboxesByAddress(db, recipients);
   const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel({ recipients, internal });
-  return { ...v, principal, inbox: from, to, cc, bcc, recipients, internal, inReplyTo, references, channel, contactId: named?.contactId ?? null };
+  return {
+    ...v,
+    principal,
+    inbox: from,
+    to,
+    cc,
+    bcc,
+    recipients,
+    internal,
+    inReplyTo,
+    references,
+    channel,
+    contactId: named?.contactId ?? null,
+  };
 }

@@ -17,7 +17,12 @@ export interface SendResponse {
   scheduledAt: string | null;
 }
 
-const RESPONSE_STATUS: Record<string, SendResponse["status"]> = { sent: "sent", failed: "failed", scheduled: "scheduled", canceled: "failed" };
+const RESPONSE_STATUS: Record<string, SendResponse["status"]> = {
+  sent: "sent",
+  failed: "failed",
+  scheduled: "scheduled",
+  canceled: "failed",
+};
 
 /** Stage 9: the answer to a send, from its stored message (its channel's public metadata, for channels that show it there). */
 export function sendResponseOf(row: MessageRow, warnings: SendWarning[]): SendResponse {
@@ -28,7 +33,9 @@ export function sendResponseOf(row: MessageRow, warnings: SendWarning[]): SendRe
     providerMessageId: row.providerMessageId,
     error: row.error ?? (row.status === "canceled" ? "canceled" : null),
     channel: row.channel,
-    channelMetadata: channelDefinition(row.channel).inSendResponse ? publicChannelMetadata(row.channel, row.channelMetadata) : null,
+    channelMetadata: channelDefinition(row.channel).inSendResponse
+      ? publicChannelMetadata(row.channel, row.channelMetadata)
+      : null,
     scheduledAt: row.status === "scheduled" ? (row.scheduledAt?.toISOString() ?? null) : null,
   };
 }
@@ -53,8 +60,15 @@ export function toPreview(p: AttachedSend) {
     inReplyTo: p.inReplyTo,
     references: p.references,
     linked: p.linked,
-    attachments: p.files.map((f) => ({ filename: f.filename ?? "", contentType: f.contentType, sizeBytes: f.content.length })),
-    sizeBytes: Buffer.byteLength(p.text ?? "") + Buffer.byteLength(p.html ?? "") + p.files.reduce((n, f) => n + f.content.length, 0),
+    attachments: p.files.map((f) => ({
+      filename: f.filename ?? "",
+      contentType: f.contentType,
+      sizeBytes: f.content.length,
+    })),
+    sizeBytes:
+      Buffer.byteLength(p.text ?? "") +
+      Buffer.byteLength(p.html ?? "") +
+      p.files.reduce((n, f) => n + f.content.length, 0),
     scheduledAt: p.sendAt?.toISOString() ?? null,
     warnings: p.warnings,
     template: p.template,
@@ -69,7 +83,9 @@ export async function earlierSend(db: Db, orgId: string, idempotencyKey: string)
   const [row] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.orgId, orgId), eq(messages.idempotencyKey, idempotencyKey), eq(messages.direction, "outbound")))
+    .where(
+      and(eq(messages.orgId, orgId), eq(messages.idempotencyKey, idempotencyKey), eq(messages.direction, "outbound")),
+    )
     .limit(1);
   if (!row) return null;
   return sendResponseOf(row.status === "queued" ? await settledMessage(db, row.id) : row, []);

@@ -74,7 +74,9 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
   const receiptId = newReceiptId();
   const mark = { provenance: s.provenance, provenanceVerified: s.provenanceVerified };
   const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark });
-  const unavailable = [...s.internal.entries()].filter(([, t]) => t.status !== "active").map(([address, t]) => ({ address, status: t.status }));
+  const unavailable = [...s.internal.entries()]
+    .filter(([, t]) => t.status !== "active")
+    .map(([address, t]) => ({ address, status: t.status }));
   const leaseToken = handoff && opts.lease !== false ? newLeaseToken() : null;
   const now = new Date();
   let row: MessageRow;
@@ -86,9 +88,25 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
       .returning();
     if (!updated) return null;
     // A scheduled message joins its thread when it goes out; message.sent once it is sent.
-    row = status === "failed" ? updated : await attachToThread(tx, updated, status === "sent" ? { emit: "message.sent" } : {});
+    row =
+      status === "failed"
+        ? updated
+        : await attachToThread(tx, updated, status === "sent" ? { emit: "message.sent" } : {});
   } else {
-    row = await storeMessage(tx, { ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey), id: s.messageId, broadcastId: opts.broadcastId ?? null, status, channelMetadata, error: s.error, sentAt: status === "sent" ? now : null, receivedAt: now }, s.files);
+    row = await storeMessage(
+      tx,
+      {
+        ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey),
+        id: s.messageId,
+        broadcastId: opts.broadcastId ?? null,
+        status,
+        channelMetadata,
+        error: s.error,
+        sentAt: status === "sent" ? now : null,
+        receivedAt: now,
+      },
+      s.files,
+    );
   }
   if (status !== "failed") {
     for (const [address, target] of s.internal) {
@@ -119,10 +137,21 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
   if (!s.wire) {
     // Nothing leaves the process: the send is final here, with the bounces of internal
     // recipients whose inbox does not receive.
-    if (status === "sent" && unavailable.length > 0) row = await applyOutcomesInTx(tx, row, unavailableBounces(unavailable));
+    if (status === "sent" && unavailable.length > 0)
+      row = await applyOutcomesInTx(tx, row, unavailableBounces(unavailable));
     return { row, handoff: null, unavailable };
   }
-  const payload: DeliverPayload = { messageId: row.id, messageIdHeader: s.messageIdHeader, envelope: { from: s.inbox.address, to: s.external }, unavailable, attachmentCount: s.files.length };
-  const entry = await enqueueOutbox(tx, { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: s.wire }, leaseToken);
+  const payload: DeliverPayload = {
+    messageId: row.id,
+    messageIdHeader: s.messageIdHeader,
+    envelope: { from: s.inbox.address, to: s.external },
+    unavailable,
+    attachmentCount: s.files.length,
+  };
+  const entry = await enqueueOutbox(
+    tx,
+    { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: s.wire },
+    leaseToken,
+  );
   return { row, handoff: leaseToken ? { entry, leaseToken } : null, unavailable };
 }

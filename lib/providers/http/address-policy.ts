@@ -65,9 +65,11 @@ export function addressProblem(address: string, policy: AddressPolicy): string |
   const v6 = ip as ipaddr.IPv6;
   if (METADATA_V6.has(v6.toString())) return `${address} is a cloud metadata address`;
   if (v6.toString() === "::1") return policy.allowLoopback ? null : `${address} is a loopback address`;
-  if (inCidr(v6, "::ffff:0:0/96")) return v4Problem(low32(v6), policy, `${address} (IPv4-mapped ${low32(v6).toString()})`);
+  if (inCidr(v6, "::ffff:0:0/96"))
+    return v4Problem(low32(v6), policy, `${address} (IPv4-mapped ${low32(v6).toString()})`);
   if (inCidr(v6, "::/96")) return `${address} is an IPv4-compatible IPv6 address (deprecated)`;
-  if (inCidr(v6, "64:ff9b::/96")) return v4Problem(low32(v6), { allowLoopback: false }, `${address} (NAT64 of ${low32(v6).toString()})`);
+  if (inCidr(v6, "64:ff9b::/96"))
+    return v4Problem(low32(v6), { allowLoopback: false }, `${address} (NAT64 of ${low32(v6).toString()})`);
   if (inCidr(v6, "2002::/16")) {
     const embedded = new ipaddr.IPv4(v6.toByteArray().slice(2, 6));
     return v4Problem(embedded, { allowLoopback: false }, `${address} (6to4 of ${embedded.toString()})`);

@@ -44,7 +44,15 @@ export function guardedConnect(policy: AddressPolicy): buildConnector.connector 
   return (options, callback) => {
     const host = options.hostname.replace(/^\[|\]$/g, "");
     checkedAddress(host, policy).then(
-      (address) => base({ ...options, hostname: address, servername: options.servername ?? (ipaddr.isValid(host) ? undefined : host) }, callback),
+      (address) =>
+        base(
+          {
+            ...options,
+            hostname: address,
+            servername: options.servername ?? (ipaddr.isValid(host) ? undefined : host),
+          },
+          callback,
+        ),
       (err: Error) => callback(err, null),
     );
   };
@@ -74,10 +82,15 @@ export interface OutboundInit extends RequestInit {
 export async function outboundFetch(url: string | URL, init: OutboundInit = {}): ReturnType<typeof fetch> {
   const { allowLoopback = false, ...rest } = init;
   const target = new URL(url);
-  if (target.protocol !== "https:" && target.protocol !== "http:") throw new OutboundRefused(`${target.protocol} URLs are not fetched`);
+  if (target.protocol !== "https:" && target.protocol !== "http:")
+    throw new OutboundRefused(`${target.protocol} URLs are not fetched`);
   if (target.username || target.password) throw new OutboundRefused("URLs with credentials are not fetched");
   try {
-    const res = await undiciFetch(target, { ...(rest as object), redirect: rest.redirect ?? "manual", dispatcher: guardedAgent({ allowLoopback }) });
+    const res = await undiciFetch(target, {
+      ...(rest as object),
+      redirect: rest.redirect ?? "manual",
+      dispatcher: guardedAgent({ allowLoopback }),
+    });
     return res as unknown as Awaited<ReturnType<typeof fetch>>; // undici's own Response class; same interface
   } catch (err) {
     // undici reports a connector failure as TypeError("fetch failed", { cause }).

@@ -9,7 +9,10 @@ import { env } from "@/lib/env";
  * configured DNS servers (DNS_SERVERS, A and AAAA) or, without them, of the system resolver.
  */
 export async function resolveHost(host: string): Promise<string[]> {
-  const name = host.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  const name = host
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (ipaddr.isValid(name)) return [name];
   if (name === "localhost" || name.endsWith(".localhost")) return ["127.0.0.1", "::1"];
   if (env.DNS_SERVERS.length === 0) return (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);

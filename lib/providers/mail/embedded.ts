@@ -16,13 +16,34 @@ export function simulatedOutcomes(recipient: string, now: Date = new Date()): Pr
   if (domain !== SIMULATOR) return [{ type: "Delivery", ...base }];
   switch (local) {
     case "bounce":
-      return [{ type: "Bounce", ...base, bounceType: "Permanent", bounceSubType: "General", diagnosticCode: "smtp; 550 5.1.1 user unknown" }];
+      return [
+        {
+          type: "Bounce",
+          ...base,
+          bounceType: "Permanent",
+          bounceSubType: "General",
+          diagnosticCode: "smtp; 550 5.1.1 user unknown",
+        },
+      ];
     case "suppressionlist":
-      return [{ type: "Bounce", ...base, bounceType: "Permanent", bounceSubType: "OnAccountSuppressionList", diagnosticCode: "Amazon SES has suppressed sending to this address." }];
+      return [
+        {
+          type: "Bounce",
+          ...base,
+          bounceType: "Permanent",
+          bounceSubType: "OnAccountSuppressionList",
+          diagnosticCode: "Amazon SES has suppressed sending to this address.",
+        },
+      ];
     case "complaint":
       return [
         { type: "Delivery", ...base },
-        { type: "Complaint", ...base, complaintFeedbackType: "abuse", complaintUserAgent: "Amazon SES Mailbox Simulator" },
+        {
+          type: "Complaint",
+          ...base,
+          complaintFeedbackType: "abuse",
+          complaintUserAgent: "Amazon SES Mailbox Simulator",
+        },
       ];
     case "ooto":
     case "success":
@@ -48,7 +69,11 @@ export function embeddedTransport(outboxDir: string): MailTransport {
         await fs.writeFile(file, mail.raw);
       });
       const now = new Date();
-      return { providerMessageId, provider: "embedded", outcomes: mail.envelope.to.flatMap((r) => simulatedOutcomes(r, now)) };
+      return {
+        providerMessageId,
+        provider: "embedded",
+        outcomes: mail.envelope.to.flatMap((r) => simulatedOutcomes(r, now)),
+      };
     },
   };
 }

@@ -13,7 +13,11 @@ let instance: MailTransport | undefined;
 export function mailTransport(): MailTransport {
   if (!instance) {
     if (env.MAIL_TRANSPORT === "ses") {
-      instance = sesTransport({ region: env.SES_REGION, configurationSet: env.SES_CONFIGURATION_SET, endpoint: env.SES_ENDPOINT });
+      instance = sesTransport({
+        region: env.SES_REGION,
+        configurationSet: env.SES_CONFIGURATION_SET,
+        endpoint: env.SES_ENDPOINT,
+      });
     } else if (env.MAIL_TRANSPORT === "smtp") {
       if (!env.SMTP_RELAY_URL) throw new Error("MAIL_TRANSPORT=smtp needs SMTP_RELAY_URL");
       instance = smtpRelayTransport(env.SMTP_RELAY_URL);

@@ -114,7 +114,9 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
     },
     onRcptTo(address, _session, callback) {
       receivingInbox(address.address)
-        .then((inbox) => (inbox ? callback() : callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`))))
+        .then((inbox) =>
+          inbox ? callback() : callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`)),
+        )
         .catch((err: unknown) => {
           log.error("smtp rcpt lookup failed", errorFields(err));
           callback(smtpError(451, "4.3.0 temporary failure, try again later"));
@@ -142,9 +144,11 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
         if (bytesPerHour > 0) {
           const entry = bytesSpent(address);
           entry.bytes += chunk.length;
-          if (entry.bytes > bytesPerHour) return refuse(421, "4.7.0 too much mail from your address this hour, try again later");
+          if (entry.bytes > bytesPerHour)
+            return refuse(421, "4.7.0 too much mail from your address this hour, try again later");
         }
-        if (buffered + chunk.length > opts.maxBytes) return refuse(552, `5.3.4 message exceeds the ${opts.maxBytes}-byte limit`);
+        if (buffered + chunk.length > opts.maxBytes)
+          return refuse(552, `5.3.4 message exceeds the ${opts.maxBytes}-byte limit`);
         chunks.push(chunk);
         buffered += chunk.length;
         stats.bufferedBytes += chunk.length;
@@ -169,7 +173,8 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
           .then(() => callback())
           .catch((err: unknown) => {
             const reply = inboundFailureReply(err);
-            if (reply.permanent) log.warn("smtp message refused", { code: reply.code, reason: reply.message, remoteAddress: address });
+            if (reply.permanent)
+              log.warn("smtp message refused", { code: reply.code, reason: reply.message, remoteAddress: address });
             else log.error("smtp delivery failed", errorFields(err));
             callback(smtpError(reply.code, reply.message));
           });

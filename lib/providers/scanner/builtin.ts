@@ -24,8 +24,12 @@ export function parseBlocklist(text: string): Map<string, BlockEntry> {
     const line = raw.trim();
     if (!line || line.startsWith("#")) return;
     const [hash = "", size = "", ...name] = line.split(":");
-    if (!/^[0-9a-f]{64}$/i.test(hash) || (size !== "" && size !== "*" && !/^\d+$/.test(size))) throw new Error(`block list line ${i + 1}: expected sha256[:size[:name]]`);
-    list.set(hash.toLowerCase(), { size: size === "" || size === "*" ? null : Number(size), name: name.join(":") || `Blocklist.${hash.slice(0, 12).toLowerCase()}` });
+    if (!/^[0-9a-f]{64}$/i.test(hash) || (size !== "" && size !== "*" && !/^\d+$/.test(size)))
+      throw new Error(`block list line ${i + 1}: expected sha256[:size[:name]]`);
+    list.set(hash.toLowerCase(), {
+      size: size === "" || size === "*" ? null : Number(size),
+      name: name.join(":") || `Blocklist.${hash.slice(0, 12).toLowerCase()}`,
+    });
   });
   return list;
 }
@@ -34,8 +38,11 @@ export function builtinScanner(opts: { blocklistFile?: string } = {}): Scanner {
   let blocklist: Map<string, BlockEntry> | undefined;
   const load = () => {
     if (!blocklist) {
-      blocklist = new Map([[createHash("sha256").update(EICAR_BYTES).digest("hex"), { size: EICAR_BYTES.length, name: EICAR_SIGNATURE }]]);
-      if (opts.blocklistFile) for (const [h, e] of parseBlocklist(fs.readFileSync(opts.blocklistFile, "utf8"))) blocklist.set(h, e);
+      blocklist = new Map([
+        [createHash("sha256").update(EICAR_BYTES).digest("hex"), { size: EICAR_BYTES.length, name: EICAR_SIGNATURE }],
+      ]);
+      if (opts.blocklistFile)
+        for (const [h, e] of parseBlocklist(fs.readFileSync(opts.blocklistFile, "utf8"))) blocklist.set(h, e);
     }
     return blocklist;
   };
@@ -64,11 +71,16 @@ export function builtinScanner(opts: { blocklistFile?: string } = {}): Scanner {
       }
       if (eicar) return { status: "infected", signature: EICAR_SIGNATURE, engine: "builtin" };
       const hit = list.get(hash.digest("hex"));
-      if (hit && (hit.size === null || hit.size === size)) return { status: "infected", signature: hit.name, engine: "builtin" };
+      if (hit && (hit.size === null || hit.size === size))
+        return { status: "infected", signature: hit.name, engine: "builtin" };
       return { status: "clean", engine: "builtin" };
     },
     describe() {
-      return Promise.resolve({ kind: "builtin" as const, version: "builtin-1", detail: `EICAR and ${load().size} SHA-256 block-list entries` });
+      return Promise.resolve({
+        kind: "builtin" as const,
+        version: "builtin-1",
+        detail: `EICAR and ${load().size} SHA-256 block-list entries`,
+      });
     },
   };
 }

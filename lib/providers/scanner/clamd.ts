@@ -24,7 +24,8 @@ export function parseClamdAddress(address: string): net.NetConnectOpts {
 }
 
 function describeError(err: NodeJS.ErrnoException): string {
-  if (err.code === "EPIPE" || err.code === "ECONNRESET") return "closed the connection while receiving the stream (longer than its StreamMaxLength?)";
+  if (err.code === "EPIPE" || err.code === "ECONNRESET")
+    return "closed the connection while receiving the stream (longer than its StreamMaxLength?)";
   return `failed: ${err.message}`;
 }
 
@@ -43,13 +44,21 @@ function exchange(opts: ClamdOptions, command: string, body?: Uint8Array | Reada
       if (err) reject(err);
       else resolve(value ?? "");
     };
-    const timer = setTimeout(() => finish(new ScanError(`clamd did not answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timer = setTimeout(
+      () => finish(new ScanError(`clamd did not answer within ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
     socket.on("data", (chunk: Buffer) => {
       reply = Buffer.concat([reply, chunk]);
       const nul = reply.indexOf(0);
       if (nul >= 0) finish(null, reply.subarray(0, nul).toString("utf8").trim());
     });
-    socket.on("end", () => finish(reply.length > 0 ? null : new ScanError("clamd closed the connection without an answer"), reply.toString("utf8").replace(/\0/g, "").trim()));
+    socket.on("end", () =>
+      finish(
+        reply.length > 0 ? null : new ScanError("clamd closed the connection without an answer"),
+        reply.toString("utf8").replace(/\0/g, "").trim(),
+      ),
+    );
     socket.on("error", (err) => {
       // clamd may close early (size limit) and still have answered; keep its answer if it did.
       if (reply.length > 0) finish(null, reply.toString("utf8").replace(/\0/g, "").trim());
@@ -74,12 +83,17 @@ function exchange(opts: ClamdOptions, command: string, body?: Uint8Array | Reada
             }
           };
           if (body instanceof Uint8Array) await send(body);
-          else for await (const chunk of body) await send(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+          else
+            for await (const chunk of body)
+              await send(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
           await write(Buffer.alloc(4));
         } catch (err) {
           if (reply.length === 0 && !settled) {
             // Give clamd a moment to explain why it stopped reading before reporting the write error.
-            setTimeout(() => finish(new ScanError(`clamd at ${opts.address} ${describeError(err as Error)}`, { cause: err })), 200);
+            setTimeout(
+              () => finish(new ScanError(`clamd at ${opts.address} ${describeError(err as Error)}`, { cause: err })),
+              200,
+            );
           }
         }
       })();

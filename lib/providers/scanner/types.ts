@@ -12,7 +12,9 @@ export interface Scanner {
   describe(): Promise<ScannerInfo>;
 }
 
-export type ScanVerdict = { status: "clean"; engine: string } | { status: "infected"; signature: string; engine: string };
+export type ScanVerdict =
+  | { status: "clean"; engine: string }
+  | { status: "infected"; signature: string; engine: string };
 
 export interface ScannerInfo {
   kind: "clamd" | "builtin";

@@ -71,7 +71,12 @@ export interface FilesystemStorage extends Storage {
 const SIGNED_PUT_HEADERS = ["content-type", `x-amz-meta-${META_CONTENT_TYPE}`, `x-amz-meta-${META_FILENAME}`] as const;
 const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
-const refuse = (status: SignedRequestFailure["status"], code: string, message: string): SignedRequestFailure => ({ ok: false, status, code, message });
+const refuse = (status: SignedRequestFailure["status"], code: string, message: string): SignedRequestFailure => ({
+  ok: false,
+  status,
+  code,
+  message,
+});
 
 function urlFor(base: string, key: string, params: Record<string, string>): string {
   const url = new URL(`${base.replace(/\/$/, "")}/storage/${key}`);
@@ -114,7 +119,10 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
 
   async function readMeta(key: string): Promise<{ contentType: string | null; metadata: Record<string, string> }> {
     try {
-      const parsed = JSON.parse(await fs.readFile(metaOf(key), "utf8")) as { contentType?: string | null; metadata?: Record<string, string> };
+      const parsed = JSON.parse(await fs.readFile(metaOf(key), "utf8")) as {
+        contentType?: string | null;
+        metadata?: Record<string, string>;
+      };
       return { contentType: parsed.contentType ?? null, metadata: parsed.metadata ?? {} };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { contentType: null, metadata: {} };
@@ -127,7 +135,8 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
     try {
       stat = await fs.stat(fileOf(key));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
+        return null;
       throw err;
     }
     if (!stat.isFile()) return null;
@@ -135,12 +144,18 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
   }
 
   /** Writes the body to a temporary file, then metadata and bytes into place. */
-  async function write(key: string, body: Uint8Array | Readable, putOpts: PutOptions, onCount?: (n: number) => void): Promise<ObjectInfo> {
+  async function write(
+    key: string,
+    body: Uint8Array | Readable,
+    putOpts: PutOptions,
+    onCount?: (n: number) => void,
+  ): Promise<ObjectInfo> {
     const file = fileOf(key);
     const tmp = await tmpFile();
     try {
       if (body instanceof Uint8Array) {
-        if (putOpts.maxBytes !== undefined && body.length > putOpts.maxBytes) throw new StorageLimitError(putOpts.maxBytes);
+        if (putOpts.maxBytes !== undefined && body.length > putOpts.maxBytes)
+          throw new StorageLimitError(putOpts.maxBytes);
         await fs.writeFile(tmp, body);
       } else {
         await pipeline(body, limiter(putOpts.maxBytes, onCount ?? (() => undefined)), createWriteStream(tmp));
@@ -150,7 +165,10 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
       if (putOpts.contentType || (putOpts.metadata && Object.keys(putOpts.metadata).length > 0)) {
         await fs.mkdir(path.dirname(meta), { recursive: true });
         const metaTmp = `${tmp}.meta`;
-        await fs.writeFile(metaTmp, JSON.stringify({ contentType: putOpts.contentType ?? null, metadata: putOpts.metadata ?? {} }));
+        await fs.writeFile(
+          metaTmp,
+          JSON.stringify({ contentType: putOpts.contentType ?? null, metadata: putOpts.metadata ?? {} }),
+        );
         await fs.rename(metaTmp, meta);
       } else {
         await fs.rm(meta, { force: true });
@@ -186,11 +204,24 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
     }
   }
 
-  const putSignature = async (p: { key: string; expires: string; max: string; size: string; nonce: string; headers: readonly string[] }) =>
+  const putSignature = async (p: {
+    key: string;
+    expires: string;
+    max: string;
+    size: string;
+    nonce: string;
+    headers: readonly string[];
+  }) =>
     createHmac("sha256", await opts.secret())
       .update(["svc-storage-put-v1", p.key, p.expires, p.max, p.size, p.nonce, ...p.headers].join("\n"))
       .digest("base64url");
-  const getSignature = async (p: { key: string; expires: string; disposition: string; filename: string; type: string }) =>
+  const getSignature = async (p: {
+    key: string;
+    expires: string;
+    disposition: string;
+    filename: string;
+    type: string;
+  }) =>
     createHmac("sha256", await opts.secret())
       .update(["svc-storage-get-v1", p.key, p.expires, p.disposition, p.filename, p.type].join("\n"))
       .digest("base64url");
@@ -205,7 +236,8 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
       try {
         return await fs.readFile(fileOf(key));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR") return null;
+        if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR")
+          return null;
         throw err;
       }
     },
@@ -284,7 +316,13 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         "X-Svc-Signed-Headers": SIGNED_PUT_HEADERS.join(";"),
         "X-Svc-Signature": await putSignature(params),
       };
-      return { url: urlFor(opts.uploadBaseUrl(), target.key, query), method: "PUT", headers, expiresInSeconds: target.expiresInSeconds, expiresAt };
+      return {
+        url: urlFor(opts.uploadBaseUrl(), target.key, query),
+        method: "PUT",
+        headers,
+        expiresInSeconds: target.expiresInSeconds,
+        expiresAt,
+      };
     },
 
     async presignGet(target: DownloadTarget): Promise<PresignedGet> {
@@ -305,7 +343,11 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         ...(p.type ? { "X-Svc-Type": p.type } : {}),
         "X-Svc-Signature": await getSignature(p),
       };
-      return { url: urlFor(opts.downloadBaseUrl(), target.key, query), expiresInSeconds: target.expiresInSeconds, expiresAt };
+      return {
+        url: urlFor(opts.downloadBaseUrl(), target.key, query),
+        expiresInSeconds: target.expiresInSeconds,
+        expiresAt,
+      };
     },
 
     async acceptSignedPut(req) {
@@ -319,27 +361,49 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
       const max = query.get("X-Svc-Max-Bytes") ?? "";
       const size = query.get("X-Svc-Size") ?? "";
       const nonce = query.get("X-Svc-Nonce") ?? "";
-      if (!/^\d{1,12}$/.test(expires) || !/^\d{1,16}$/.test(max) || !/^\d{0,16}$/.test(size) || !NONCE.test(nonce) || query.get("X-Svc-Signed-Headers") !== SIGNED_PUT_HEADERS.join(";")) {
+      if (
+        !/^\d{1,12}$/.test(expires) ||
+        !/^\d{1,16}$/.test(max) ||
+        !/^\d{0,16}$/.test(size) ||
+        !NONCE.test(nonce) ||
+        query.get("X-Svc-Signed-Headers") !== SIGNED_PUT_HEADERS.join(";")
+      ) {
         return refuse(403, "signature_invalid", "This upload URL is malformed.");
       }
       const headers = SIGNED_PUT_HEADERS.map((h) => req.header(h) ?? "");
       const expected = await putSignature({ key, expires, max, size, nonce, headers });
       if (!sameSignature(expected, query.get("X-Svc-Signature"))) {
-        return refuse(403, "signature_mismatch", `The signature does not match. Send exactly the headers returned with the upload URL (${SIGNED_PUT_HEADERS.join(", ")}).`);
+        return refuse(
+          403,
+          "signature_mismatch",
+          `The signature does not match. Send exactly the headers returned with the upload URL (${SIGNED_PUT_HEADERS.join(", ")}).`,
+        );
       }
-      if (Number(expires) * 1000 < Date.now()) return refuse(403, "signature_expired", "This upload URL has expired. Request a new one.");
+      if (Number(expires) * 1000 < Date.now())
+        return refuse(403, "signature_expired", "This upload URL has expired. Request a new one.");
       const maxBytes = Number(max);
       const declared = size === "" ? null : Number(size);
       const lengthHeader = req.header("content-length");
       const length = lengthHeader !== null && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : null;
-      if (length !== null && length > maxBytes) return refuse(413, "payload_too_large", `The body is larger than the ${maxBytes} bytes this upload URL accepts.`);
-      if (declared !== null && length !== null && length !== declared) return refuse(400, "invalid_request", `This upload URL expects exactly ${declared} bytes (Content-Length ${length}).`);
+      if (length !== null && length > maxBytes)
+        return refuse(
+          413,
+          "payload_too_large",
+          `The body is larger than the ${maxBytes} bytes this upload URL accepts.`,
+        );
+      if (declared !== null && length !== null && length !== declared)
+        return refuse(
+          400,
+          "invalid_request",
+          `This upload URL expects exactly ${declared} bytes (Content-Length ${length}).`,
+        );
       // One successful PUT per URL: claim the nonce (exclusive create), release it if this PUT fails.
       await fs.mkdir(path.join(root, ".presigned"), { recursive: true });
       try {
         await (await fs.open(markerOf(nonce), "wx")).close();
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST") return refuse(403, "signature_used", "This upload URL has already been used. Request a new one.");
+        if ((err as NodeJS.ErrnoException).code === "EEXIST")
+          return refuse(403, "signature_used", "This upload URL has already been used. Request a new one.");
         throw err;
       }
       let received = 0;
@@ -347,13 +411,21 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         const info = await write(
           key,
           req.body,
-          { contentType: headers[0] ?? null, metadata: { [META_CONTENT_TYPE]: headers[1] ?? "", [META_FILENAME]: headers[2] ?? "" }, maxBytes: declared ?? maxBytes },
+          {
+            contentType: headers[0] ?? null,
+            metadata: { [META_CONTENT_TYPE]: headers[1] ?? "", [META_FILENAME]: headers[2] ?? "" },
+            maxBytes: declared ?? maxBytes,
+          },
           (n) => (received = n),
         );
         if (declared !== null && info.size !== declared) {
           await adapter.delete(key);
           await fs.rm(markerOf(nonce), { force: true });
-          return refuse(400, "invalid_request", `This upload URL expects exactly ${declared} bytes; ${info.size} arrived.`);
+          return refuse(
+            400,
+            "invalid_request",
+            `This upload URL expects exactly ${declared} bytes; ${info.size} arrived.`,
+          );
         }
         return { ok: true, info };
       } catch (err) {
@@ -361,7 +433,11 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         if (err instanceof StorageLimitError) {
           return declared !== null && declared < maxBytes
             ? refuse(400, "invalid_request", `This upload URL expects exactly ${declared} bytes; more arrived.`)
-            : refuse(413, "payload_too_large", `The body is larger than the ${maxBytes} bytes this upload URL accepts (${received} bytes read).`);
+            : refuse(
+                413,
+                "payload_too_large",
+                `The body is larger than the ${maxBytes} bytes this upload URL accepts (${received} bytes read).`,
+              );
         }
         throw err;
       }
@@ -380,9 +456,12 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         filename: query.get("X-Svc-Filename") ?? "",
         type: query.get("X-Svc-Type") ?? "",
       };
-      if (!/^\d{1,12}$/.test(p.expires) || (p.disposition !== "attachment" && p.disposition !== "inline")) return refuse(403, "signature_invalid", "This download URL is malformed.");
-      if (!sameSignature(await getSignature(p), query.get("X-Svc-Signature"))) return refuse(403, "signature_mismatch", "This download URL is not valid.");
-      if (Number(p.expires) * 1000 < Date.now()) return refuse(403, "signature_expired", "This download URL has expired.");
+      if (!/^\d{1,12}$/.test(p.expires) || (p.disposition !== "attachment" && p.disposition !== "inline"))
+        return refuse(403, "signature_invalid", "This download URL is malformed.");
+      if (!sameSignature(await getSignature(p), query.get("X-Svc-Signature")))
+        return refuse(403, "signature_mismatch", "This download URL is not valid.");
+      if (Number(p.expires) * 1000 < Date.now())
+        return refuse(403, "signature_expired", "This download URL has expired.");
       const found = await adapter.stream(key);
       if (!found) return refuse(404, "resource_not_found", "This file no longer exists.");
       const contentType = p.type || found.info.contentType || "application/octet-stream";
@@ -391,14 +470,20 @@ export function filesystemStorage(opts: FilesystemStorageOptions): FilesystemSto
         body: found.body,
         info: found.info,
         // User content: inline only for safe types (the disposition is signed), sandboxed, never sniffed.
-        headers: { ...userContentHeaders(contentType, p.filename || null, p.disposition === "inline").headers, "Content-Length": String(found.info.size) },
+        headers: {
+          ...userContentHeaders(contentType, p.filename || null, p.disposition === "inline").headers,
+          "Content-Length": String(found.info.size),
+        },
       };
     },
 
     async sweepInternal(now = new Date()) {
       let removed = 0;
       // A marker outlives its URL by a day: the URL expires at most 7 days after the marker is made.
-      removed += await removeOlder(path.join(root, ".presigned"), now.getTime() - (MAX_PRESIGN_SECONDS + 86_400) * 1000);
+      removed += await removeOlder(
+        path.join(root, ".presigned"),
+        now.getTime() - (MAX_PRESIGN_SECONDS + 86_400) * 1000,
+      );
       // Temporary files of writes that never finished (the process died mid-write).
       removed += await removeOlder(path.join(root, ".tmp"), now.getTime() - 86_400_000);
       return removed;

@@ -56,13 +56,20 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
   };
   // The SDK is loaded on first use, so processes that never touch S3 do not pay for it.
-  let loaded: Promise<{ sdk: typeof S3Sdk; getSignedUrl: typeof GetSignedUrl; client: S3Client; presigner: S3Client }> | undefined;
+  let loaded:
+    | Promise<{ sdk: typeof S3Sdk; getSignedUrl: typeof GetSignedUrl; client: S3Client; presigner: S3Client }>
+    | undefined;
   const load = () =>
-    (loaded ??= Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/s3-request-presigner")]).then(([sdk, { getSignedUrl }]) => {
-      const client = new sdk.S3Client({ ...base, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
-      const presigner = opts.publicEndpoint && opts.publicEndpoint !== opts.endpoint ? new sdk.S3Client({ ...base, endpoint: opts.publicEndpoint }) : client;
-      return { sdk, getSignedUrl, client, presigner };
-    }));
+    (loaded ??= Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/s3-request-presigner")]).then(
+      ([sdk, { getSignedUrl }]) => {
+        const client = new sdk.S3Client({ ...base, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
+        const presigner =
+          opts.publicEndpoint && opts.publicEndpoint !== opts.endpoint
+            ? new sdk.S3Client({ ...base, endpoint: opts.publicEndpoint })
+            : client;
+        return { sdk, getSignedUrl, client, presigner };
+      },
+    ));
   const Bucket = opts.bucket;
 
   async function head(key: string): Promise<ObjectInfo | null> {
@@ -70,7 +77,13 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
     const { sdk, client } = await load();
     try {
       const out = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: key }));
-      return { key, size: out.ContentLength ?? 0, contentType: out.ContentType ?? null, metadata: out.Metadata ?? {}, lastModified: out.LastModified ?? new Date(0) };
+      return {
+        key,
+        size: out.ContentLength ?? 0,
+        contentType: out.ContentType ?? null,
+        metadata: out.Metadata ?? {},
+        lastModified: out.LastModified ?? new Date(0),
+      };
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;
@@ -105,7 +118,8 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
       assertKey(key);
       let bytes: Uint8Array;
       if (body instanceof Uint8Array) {
-        if (putOpts.maxBytes !== undefined && body.length > putOpts.maxBytes) throw new StorageLimitError(putOpts.maxBytes);
+        if (putOpts.maxBytes !== undefined && body.length > putOpts.maxBytes)
+          throw new StorageLimitError(putOpts.maxBytes);
         bytes = body;
       } else {
         bytes = await readAll(body, putOpts.maxBytes);
@@ -146,7 +160,9 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
       assertKey(to);
       const { sdk, client } = await load();
       try {
-        await client.send(new sdk.CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from}`, MetadataDirective: "COPY" }));
+        await client.send(
+          new sdk.CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from}`, MetadataDirective: "COPY" }),
+        );
       } catch (err) {
         if (isMissing(err)) return false;
         throw err;
@@ -161,7 +177,9 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
         const { sdk, client } = await load();
         let token: string | undefined;
         do {
-          const page = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
+          const page = await client.send(
+            new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }),
+          );
           for (const o of page.Contents ?? []) {
             if (o.Key) yield { key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };
           }
@@ -191,7 +209,11 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
       return {
         url,
         method: "PUT",
-        headers: { "Content-Type": target.contentType, [UPLOAD_META_HEADERS[0] as string]: target.contentType, [UPLOAD_META_HEADERS[1] as string]: filename },
+        headers: {
+          "Content-Type": target.contentType,
+          [UPLOAD_META_HEADERS[0] as string]: target.contentType,
+          [UPLOAD_META_HEADERS[1] as string]: filename,
+        },
         expiresInSeconds: target.expiresInSeconds,
         expiresAt,
       };
@@ -209,9 +231,12 @@ export function s3Storage(opts: S3StorageOptions): S3Storage {
         ResponseCacheControl: "private, no-store",
       });
       const expiresAt = new Date(Date.now() + target.expiresInSeconds * 1000);
-      return { url: await getSignedUrl(presigner, command, { expiresIn: target.expiresInSeconds }), expiresInSeconds: target.expiresInSeconds, expiresAt };
+      return {
+        url: await getSignedUrl(presigner, command, { expiresIn: target.expiresInSeconds }),
+        expiresInSeconds: target.expiresInSeconds,
+        expiresAt,
+      };
     },
   };
   return adapter;
 }
-

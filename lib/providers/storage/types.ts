@@ -111,11 +111,13 @@ export function assertKey(key: string): void {
 
 /** Prefixes for `list` may end with a slash (a folder) or not (any key starting with it). */
 export function assertPrefix(prefix: string): void {
-  if (prefix !== "" && !KEY.test(prefix.replace(/\/$/, ""))) throw new Error(`invalid storage prefix ${JSON.stringify(prefix)}`);
+  if (prefix !== "" && !KEY.test(prefix.replace(/\/$/, "")))
+    throw new Error(`invalid storage prefix ${JSON.stringify(prefix)}`);
 }
 
 export function checkExpiry(seconds: number): void {
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PRESIGN_SECONDS) throw new Error(`expiresInSeconds must be 1..${MAX_PRESIGN_SECONDS}`);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PRESIGN_SECONDS)
+    throw new Error(`expiresInSeconds must be 1..${MAX_PRESIGN_SECONDS}`);
 }
 
 /** RFC 5987 `filename*` for Content-Disposition, plus an ASCII fallback. */

@@ -12,7 +12,16 @@ import { contentDisposition } from "./types";
  */
 
 /** Types shown inline when the signed link asks for it: images that cannot carry script (no SVG), PDF, plain text. */
-const INLINE_SAFE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp", "application/pdf", "text/plain"]);
+const INLINE_SAFE = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+  "image/bmp",
+  "application/pdf",
+  "text/plain",
+]);
 
 /** `type/subtype` of a media type, lower-cased; null when it is not a well-formed media type. */
 export function mediaTypeEssence(contentType: string | null | undefined): string | null {
@@ -25,7 +34,8 @@ export function inlineSafe(contentType: string | null | undefined): boolean {
   return essence !== null && INLINE_SAFE.has(essence);
 }
 
-const POLICY = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
+const POLICY =
+  "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
 
 export interface UserContentHeaders {
   disposition: "attachment" | "inline";
@@ -37,10 +47,19 @@ export interface UserContentHeaders {
  * only for inline-safe types. A malformed stored type is served as `application/octet-stream`; a
  * plain-text file is always labelled UTF-8 unless it names its charset.
  */
-export function userContentHeaders(contentType: string | null | undefined, filename: string | null | undefined, wantInline: boolean): UserContentHeaders {
+export function userContentHeaders(
+  contentType: string | null | undefined,
+  filename: string | null | undefined,
+  wantInline: boolean,
+): UserContentHeaders {
   const essence = mediaTypeEssence(contentType);
   const inline = wantInline && inlineSafe(contentType);
-  const type = essence === null ? "application/octet-stream" : essence === "text/plain" && !/charset=/i.test(contentType ?? "") ? "text/plain; charset=utf-8" : (contentType ?? "").trim();
+  const type =
+    essence === null
+      ? "application/octet-stream"
+      : essence === "text/plain" && !/charset=/i.test(contentType ?? "")
+        ? "text/plain; charset=utf-8"
+        : (contentType ?? "").trim();
   const disposition = inline ? "inline" : "attachment";
   return {
     disposition,

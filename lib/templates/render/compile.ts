@@ -33,7 +33,12 @@ export interface CompiledTemplate {
   code: string;
 }
 
-export const ALLOWED_IMPORTS = ["react", "react/jsx-runtime", "react/jsx-dev-runtime", "@react-email/components"] as const;
+export const ALLOWED_IMPORTS = [
+  "react",
+  "react/jsx-runtime",
+  "react/jsx-dev-runtime",
+  "@react-email/components",
+] as const;
 const ALLOWED = new Set<string>(ALLOWED_IMPORTS);
 
 const allowlist: Plugin = {
@@ -42,7 +47,12 @@ const allowlist: Plugin = {
     build.onResolve({ filter: /.*/ }, (args) => {
       if (ALLOWED.has(args.path)) return { path: args.path, external: true };
       return {
-        errors: [{ text: `import of "${args.path}" is not allowed; templates may import only react and @react-email/components`, detail: "import_not_allowed" }],
+        errors: [
+          {
+            text: `import of "${args.path}" is not allowed; templates may import only react and @react-email/components`,
+            detail: "import_not_allowed",
+          },
+        ],
       };
     });
   },
@@ -57,9 +67,13 @@ export function sourceId(source: string): string {
 
 /** Compiles (or returns the cached compilation of) a template source. */
 export async function compileTemplate(source: string): Promise<CompiledTemplate> {
-  if (typeof source !== "string" || source.trim() === "") throw new TemplateError("compile_error", "the template source is empty");
+  if (typeof source !== "string" || source.trim() === "")
+    throw new TemplateError("compile_error", "the template source is empty");
   if (source.length > MAX_SOURCE_CHARS) {
-    throw new TemplateError("source_too_large", `the template source has ${source.length} characters; the limit is ${MAX_SOURCE_CHARS}`);
+    throw new TemplateError(
+      "source_too_large",
+      `the template source has ${source.length} characters; the limit is ${MAX_SOURCE_CHARS}`,
+    );
   }
   const id = sourceId(source);
   const hit = cache.get(id);
@@ -120,7 +134,14 @@ export async function compileTemplateFile(file: string, root: string): Promise<C
         if (args.kind === "entry-point") return undefined;
         const target = path.resolve(args.resolveDir, args.path);
         if (args.path.startsWith(".") && (target === root || target.startsWith(root + path.sep))) return undefined;
-        return { errors: [{ text: `import of "${args.path}" is not allowed in ${path.relative(root, args.importer)}`, detail: "import_not_allowed" }] };
+        return {
+          errors: [
+            {
+              text: `import of "${args.path}" is not allowed in ${path.relative(root, args.importer)}`,
+              detail: "import_not_allowed",
+            },
+          ],
+        };
       });
     },
   };

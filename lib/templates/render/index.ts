@@ -52,13 +52,20 @@ export function defaultLimits(): WorkerLimits {
 
 /** True when this process runs with `--no-node-snapshot` (isolated-vm crashes Node 20 without it). */
 export function nodeSnapshotDisabled(): boolean {
-  return process.execArgv.includes("--no-node-snapshot") || (env.NODE_OPTIONS ?? "").split(/\s+/).includes("--no-node-snapshot");
+  return (
+    process.execArgv.includes("--no-node-snapshot") ||
+    (env.NODE_OPTIONS ?? "").split(/\s+/).includes("--no-node-snapshot")
+  );
 }
 
-export function createRenderer(options: Omit<Partial<PoolOptions>, "limits"> & { limits?: Partial<WorkerLimits> } = {}): SandboxPool {
+export function createRenderer(
+  options: Omit<Partial<PoolOptions>, "limits"> & { limits?: Partial<WorkerLimits> } = {},
+): SandboxPool {
   const engine: EngineName = options.engine ?? env.TEMPLATE_SANDBOX;
   if (engine === "isolated-vm" && !nodeSnapshotDisabled()) {
-    throw new Error("TEMPLATE_SANDBOX=isolated-vm needs Node started with --no-node-snapshot (NODE_OPTIONS=--no-node-snapshot)");
+    throw new Error(
+      "TEMPLATE_SANDBOX=isolated-vm needs Node started with --no-node-snapshot (NODE_OPTIONS=--no-node-snapshot)",
+    );
   }
   return new SandboxPool({
     ...options,
@@ -99,7 +106,11 @@ export async function renderReact(req: RenderRequest, pool: SandboxPool = render
     throw new TemplateError("render_error", "props must be JSON", at(req.param, "props"));
   }
   if (jsonBytes(props) > MAX_PROPS_BYTES) {
-    throw new TemplateError("props_too_large", `props are larger than ${MAX_PROPS_BYTES / 1024} KiB serialized`, at(req.param, "props"));
+    throw new TemplateError(
+      "props_too_large",
+      `props are larger than ${MAX_PROPS_BYTES / 1024} KiB serialized`,
+      at(req.param, "props"),
+    );
   }
   let compiled;
   try {
@@ -108,7 +119,13 @@ export async function renderReact(req: RenderRequest, pool: SandboxPool = render
     throw err instanceof TemplateError ? err.withParam(at(req.param, "source")) : err;
   }
   try {
-    return await pool.render({ tenant: req.tenant, moduleId: compiled.id, moduleCode: compiled.code, propsJson, text: req.text ?? true });
+    return await pool.render({
+      tenant: req.tenant,
+      moduleId: compiled.id,
+      moduleCode: compiled.code,
+      propsJson,
+      text: req.text ?? true,
+    });
   } catch (err) {
     throw err instanceof TemplateError && err.isClientError ? err.withParam(at(req.param, "source")) : err;
   }
@@ -118,7 +135,18 @@ export async function renderReact(req: RenderRequest, pool: SandboxPool = render
  * Renders one of the product's own emails (a file in `emails/`) through the same sandbox, in the
  * `system` context, which no customer template ever shares.
  */
-export async function renderEmailFile(file: string, root: string, props: Record<string, unknown>, pool: SandboxPool = renderer()): Promise<RenderResult> {
+export async function renderEmailFile(
+  file: string,
+  root: string,
+  props: Record<string, unknown>,
+  pool: SandboxPool = renderer(),
+): Promise<RenderResult> {
   const compiled = await compileTemplateFile(file, root);
-  return pool.render({ tenant: "system", moduleId: compiled.id, moduleCode: compiled.code, propsJson: JSON.stringify(props), text: true });
+  return pool.render({
+    tenant: "system",
+    moduleId: compiled.id,
+    moduleCode: compiled.code,
+    propsJson: JSON.stringify(props),
+    text: true,
+  });
 }

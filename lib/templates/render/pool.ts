@@ -5,7 +5,14 @@ import { Worker } from "node:worker_threads";
 import { projectRoot } from "@/lib/env";
 import { TemplateError, type TemplateErrorCode } from "./errors";
 import { sandboxRuntime } from "./runtime";
-import { type EngineName, type RenderJob, type RenderReply, type WorkerData, type WorkerLimits, workerMain } from "./worker";
+import {
+  type EngineName,
+  type RenderJob,
+  type RenderReply,
+  type WorkerData,
+  type WorkerLimits,
+  workerMain,
+} from "./worker";
 
 /**
  * The render workers. Each job goes to the worker that owns its tenant (so a tenant's warm context
@@ -35,7 +42,15 @@ interface Pending {
   reject: (err: TemplateError) => void;
 }
 
-const CLIENT_CODES = new Set<TemplateErrorCode>(["import_not_allowed", "invalid_export", "render_error", "timeout", "memory_limit", "stack_overflow", "output_too_large"]);
+const CLIENT_CODES = new Set<TemplateErrorCode>([
+  "import_not_allowed",
+  "invalid_export",
+  "render_error",
+  "timeout",
+  "memory_limit",
+  "stack_overflow",
+  "output_too_large",
+]);
 
 // Tools that compile TypeScript with esbuild's `keepNames` (tsx) call `__name` inside functions; the
 // worker's script defines it so the serialized function runs the same under any compiler.
@@ -98,7 +113,9 @@ class Slot {
       this.worker ??= await this.spawn();
     } catch (err) {
       this.running = null;
-      next.reject(new TemplateError("sandbox_unavailable", `the template renderer could not start: ${(err as Error).message}`));
+      next.reject(
+        new TemplateError("sandbox_unavailable", `the template renderer could not start: ${(err as Error).message}`),
+      );
       void this.pump();
       return;
     }
@@ -116,7 +133,9 @@ class Slot {
     this.timer = setTimeout(() => {
       // The sandbox did not stop itself: replace the worker, fail only this job.
       if (this.worker === worker) this.worker = null;
-      this.finish(new TemplateError("timeout", `the template ran longer than ${this.pool.options.limits.timeoutMs} ms`));
+      this.finish(
+        new TemplateError("timeout", `the template ran longer than ${this.pool.options.limits.timeoutMs} ms`),
+      );
       void worker?.terminate();
     }, ms);
     this.timer.unref();
@@ -158,7 +177,8 @@ class Slot {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    for (const p of this.queue.splice(0)) p.reject(new TemplateError("sandbox_unavailable", "the template renderer stopped"));
+    for (const p of this.queue.splice(0))
+      p.reject(new TemplateError("sandbox_unavailable", "the template renderer stopped"));
     if (worker) await worker.terminate();
   }
 }
@@ -180,7 +200,13 @@ export class SandboxPool {
     this.data ??= (async () => {
       const runtime = await sandboxRuntime();
       const engineUrl = resolveUrl(this.options.engine === "isolated-vm" ? "isolated-vm" : "quickjs-emscripten");
-      return { engine: this.options.engine, engineUrl, renderUrl: resolveUrl("@react-email/render"), runtimeCode: runtime.code, limits: this.options.limits };
+      return {
+        engine: this.options.engine,
+        engineUrl,
+        renderUrl: resolveUrl("@react-email/render"),
+        runtimeCode: runtime.code,
+        limits: this.options.limits,
+      };
     })().catch((err: unknown) => {
       this.data = null;
       throw err;

@@ -11,10 +11,15 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*
 
 /** Checks a subject template at publish time; returns the variable names it uses (first segment). */
 export function parseSubjectTemplate(template: string, param = "subject"): string[] {
-  if (template.length > MAX_SUBJECT_CHARS) throw new TemplateError("invalid_schema", `${param} is longer than ${MAX_SUBJECT_CHARS} characters`, param);
+  if (template.length > MAX_SUBJECT_CHARS)
+    throw new TemplateError("invalid_schema", `${param} is longer than ${MAX_SUBJECT_CHARS} characters`, param);
   const stripped = template.replace(PLACEHOLDER, "");
   if (/\{\{|\}\}/.test(stripped)) {
-    throw new TemplateError("invalid_schema", `${param} has a malformed placeholder: use {{ name }} or {{ name.field }}`, param);
+    throw new TemplateError(
+      "invalid_schema",
+      `${param} has a malformed placeholder: use {{ name }} or {{ name.field }}`,
+      param,
+    );
   }
   const names = new Set<string>();
   for (const m of template.matchAll(PLACEHOLDER)) names.add((m[1] ?? "").split(".")[0] ?? "");
@@ -24,7 +29,8 @@ export function parseSubjectTemplate(template: string, param = "subject"): strin
 function lookup(variables: Record<string, unknown>, path: string): unknown {
   let value: unknown = variables;
   for (const key of path.split(".")) {
-    if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, key)) return undefined;
+    if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, key))
+      return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;

@@ -46,7 +46,10 @@ const propertySchema: z.ZodType<VariableSchema> = z.lazy(() =>
     items: propertySchema.optional(),
     maxItems: z.number().int().min(0).max(10_000).optional(),
     properties: z
-      .record(z.string().regex(NAME, "variable names are letters, digits and _ (not starting with a digit), at most 64"), propertySchema)
+      .record(
+        z.string().regex(NAME, "variable names are letters, digits and _ (not starting with a digit), at most 64"),
+        propertySchema,
+      )
       .optional(),
     required: z.array(z.string()).max(500).optional(),
     additionalProperties: z.boolean().optional(),
@@ -57,7 +60,12 @@ const rootSchema = z.strictObject({
   type: z.literal("object"),
   title: z.string().max(200).optional(),
   description: z.string().max(2000).optional(),
-  properties: z.record(z.string().regex(NAME, "variable names are letters, digits and _ (not starting with a digit), at most 64"), propertySchema).default({}),
+  properties: z
+    .record(
+      z.string().regex(NAME, "variable names are letters, digits and _ (not starting with a digit), at most 64"),
+      propertySchema,
+    )
+    .default({}),
   required: z.array(z.string()).max(500).optional(),
   additionalProperties: z.boolean().optional(),
 });
@@ -81,12 +89,19 @@ function joinPath(base: string, segments: (string | number)[]): string {
 }
 
 // ajv and ajv-formats are CommonJS; their default export is the plugin function.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 let ajv: Ajv | null = null;
 function getAjv(): Ajv {
   if (!ajv) {
-    ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true, allowUnionTypes: false, validateFormats: true });
+    ajv = new Ajv({
+      allErrors: false,
+      useDefaults: true,
+      coerceTypes: false,
+      strict: true,
+      allowUnionTypes: false,
+      validateFormats: true,
+    });
     addFormats(ajv, ["email", "uri"]);
   }
   return ajv;
@@ -103,17 +118,33 @@ const COMPILED_MAX = 1000;
 export function parseVariableSchema(input: unknown, param = "variables"): RootVariableSchema | null {
   if (input === null || input === undefined) return null;
   if (typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 0) return null;
-  if (jsonBytes(input) > MAX_SCHEMA_BYTES) throw new TemplateError("invalid_schema", `the variable schema is larger than ${MAX_SCHEMA_BYTES / 1024} KiB`, param);
+  if (jsonBytes(input) > MAX_SCHEMA_BYTES)
+    throw new TemplateError(
+      "invalid_schema",
+      `the variable schema is larger than ${MAX_SCHEMA_BYTES / 1024} KiB`,
+      param,
+    );
   const forbidden = findForbiddenKey(input, []);
   if (forbidden) {
     const where = joinPath(param, forbidden);
-    throw new TemplateError("invalid_schema", `${where}: "__proto__", "constructor" and "prototype" cannot be used as names in a variable schema`, where);
+    throw new TemplateError(
+      "invalid_schema",
+      `${where}: "__proto__", "constructor" and "prototype" cannot be used as names in a variable schema`,
+      where,
+    );
   }
   const parsed = rootSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = joinPath(param, (issue?.path ?? []).map((p) => (typeof p === "symbol" ? String(p) : p)));
-    throw new TemplateError("invalid_schema", `${where}: ${issue?.message ?? "invalid schema"} (supported: type, enum, maxLength, format email/uri, required, default, properties, items, maxItems, additionalProperties, title, description)`, where);
+    const where = joinPath(
+      param,
+      (issue?.path ?? []).map((p) => (typeof p === "symbol" ? String(p) : p)),
+    );
+    throw new TemplateError(
+      "invalid_schema",
+      `${where}: ${issue?.message ?? "invalid schema"} (supported: type, enum, maxLength, format email/uri, required, default, properties, items, maxItems, additionalProperties, title, description)`,
+      where,
+    );
   }
   const schema = parsed.data;
   checkStructure(schema, [], param, 1);
@@ -142,11 +173,24 @@ function findForbiddenKey(value: unknown, path: (string | number)[]): (string | 
 
 function checkStructure(node: VariableSchema, path: (string | number)[], param: string, depth: number): void {
   const where = joinPath(param, path);
-  if (depth > MAX_SCHEMA_DEPTH) throw new TemplateError("invalid_schema", `${where}: the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`, where);
+  if (depth > MAX_SCHEMA_DEPTH)
+    throw new TemplateError(
+      "invalid_schema",
+      `${where}: the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`,
+      where,
+    );
   for (const [keyword, types] of Object.entries(KEYWORDS_BY_TYPE)) {
-    if (keyword in node && (node as unknown as Record<string, unknown>)[keyword] !== undefined && !types.includes(node.type)) {
+    if (
+      keyword in node &&
+      (node as unknown as Record<string, unknown>)[keyword] !== undefined &&
+      !types.includes(node.type)
+    ) {
       const at = joinPath(param, [...path, keyword]);
-      throw new TemplateError("invalid_schema", `${at}: "${keyword}" applies only to type ${types.join(" or ")}, not ${node.type}`, at);
+      throw new TemplateError(
+        "invalid_schema",
+        `${at}: "${keyword}" applies only to type ${types.join(" or ")}, not ${node.type}`,
+        at,
+      );
     }
   }
   if (node.required && node.properties) {
@@ -157,7 +201,8 @@ function checkStructure(node: VariableSchema, path: (string | number)[], param: 
       }
     }
   }
-  for (const [name, child] of Object.entries(node.properties ?? {})) checkStructure(child, [...path, "properties", name], param, depth + 1);
+  for (const [name, child] of Object.entries(node.properties ?? {}))
+    checkStructure(child, [...path, "properties", name], param, depth + 1);
   if (node.items) checkStructure(node.items, [...path, "items"], param, depth + 1);
 }
 
@@ -198,7 +243,8 @@ function checkDefaults(node: VariableSchema, path: (string | number)[], param: s
       throw new TemplateError("invalid_schema", `${at}: the default ${describe(check.errors?.[0])}`, at);
     }
   }
-  for (const [name, child] of Object.entries(node.properties ?? {})) checkDefaults(child, [...path, "properties", name], param);
+  for (const [name, child] of Object.entries(node.properties ?? {}))
+    checkDefaults(child, [...path, "properties", name], param);
   if (node.items) checkDefaults(node.items, [...path, "items"], param);
 }
 
@@ -215,7 +261,11 @@ function describe(error: ErrorObject | undefined | null): string {
     case "maxItems":
       return `must have at most ${String(p.limit)} items`;
     case "format":
-      return p.format === "email" ? "must be an email address" : p.format === "uri" ? "must be an absolute URI" : `must be a ${String(p.format)}`;
+      return p.format === "email"
+        ? "must be an email address"
+        : p.format === "uri"
+          ? "must be an absolute URI"
+          : `must be a ${String(p.format)}`;
     case "required":
       return "is required";
     case "additionalProperties":
@@ -238,11 +288,20 @@ function pointerSegments(pointer: string): (string | number)[] {
  * Validates (a copy of) `variables` against a stored schema and returns them with defaults filled
  * in. `param` is the field the variables came from (e.g. `template.variables`).
  */
-export function validateVariables(schema: RootVariableSchema | null, variables: unknown, param = "template.variables"): Record<string, unknown> {
+export function validateVariables(
+  schema: RootVariableSchema | null,
+  variables: unknown,
+  param = "template.variables",
+): Record<string, unknown> {
   const value = variables ?? {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TemplateError("invalid_variables", `${param} must be a JSON object`, param);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new TemplateError("invalid_variables", `${param} must be a JSON object`, param);
   if (jsonBytes(value) > MAX_VARIABLES_BYTES) {
-    throw new TemplateError("invalid_variables", `${param} are larger than ${MAX_VARIABLES_BYTES / 1024} KiB serialized`, param);
+    throw new TemplateError(
+      "invalid_variables",
+      `${param} are larger than ${MAX_VARIABLES_BYTES / 1024} KiB serialized`,
+      param,
+    );
   }
   const copy = structuredClone(value) as Record<string, unknown>;
   if (!schema) return copy;
@@ -252,7 +311,8 @@ export function validateVariables(schema: RootVariableSchema | null, variables: 
   const segments = pointerSegments(error?.instancePath ?? "");
   const p = (error?.params ?? {}) as Record<string, unknown>;
   if (error?.keyword === "required" && typeof p.missingProperty === "string") segments.push(p.missingProperty);
-  if (error?.keyword === "additionalProperties" && typeof p.additionalProperty === "string") segments.push(p.additionalProperty);
+  if (error?.keyword === "additionalProperties" && typeof p.additionalProperty === "string")
+    segments.push(p.additionalProperty);
   const where = joinPath(param, segments);
   throw new TemplateError("invalid_variables", `${where} ${describe(error)}`, where);
 }

@@ -73,8 +73,12 @@ export function workerMain(deps: WorkerDeps): void {
   type Failure = Error & { failure: true; code: string };
   const Failure = function (code: string, message: string): Failure {
     return Object.assign(new Error(message), { failure: true as const, code });
-  } as unknown as new (code: string, message: string) => Failure;
-  const isFailure = (err: unknown): err is Failure => typeof err === "object" && err !== null && (err as { failure?: unknown }).failure === true;
+  } as unknown as new (
+    code: string,
+    message: string,
+  ) => Failure;
+  const isFailure = (err: unknown): err is Failure =>
+    typeof err === "object" && err !== null && (err as { failure?: unknown }).failure === true;
 
   const clip = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -89,22 +93,32 @@ export function workerMain(deps: WorkerDeps): void {
     if ((name === "InternalError" && message === "interrupted") || /^Script execution timed out\.?$/.test(message)) {
       return new Failure("timeout", `the template ran longer than ${limits.timeoutMs} ms`);
     }
-    if ((name === "InternalError" && message === "out of memory") || /^(Isolate was disposed during execution due to memory limit|Array buffer allocation failed)/.test(message)) {
+    if (
+      (name === "InternalError" && message === "out of memory") ||
+      /^(Isolate was disposed during execution due to memory limit|Array buffer allocation failed)/.test(message)
+    ) {
       return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
     }
-    if ((name === "InternalError" && message === "stack overflow") || (name === "RangeError" && /^Maximum call stack size exceeded/.test(message))) {
+    if (
+      (name === "InternalError" && message === "stack overflow") ||
+      (name === "RangeError" && /^Maximum call stack size exceeded/.test(message))
+    ) {
       return new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
     }
     const react = /Minified React error #(\d+)/.exec(message);
     if (react) {
       const hints: Record<string, string> = {
-        "130": "an element type is invalid: a component is undefined (check the names you import from @react-email/components)",
+        "130":
+          "an element type is invalid: a component is undefined (check the names you import from @react-email/components)",
         "152": "a component returned undefined; return null to render nothing",
         "31": "an object was rendered as a React child; render its fields instead",
         "426": "a component suspended: templates must be synchronous (no async components, no use())",
         "460": "a component suspended: templates must be synchronous (no async components, no use())",
       };
-      return new Failure("render_error", `React error #${react[1]}: ${hints[react[1] ?? ""] ?? "see https://react.dev/errors/" + react[1]}`);
+      return new Failure(
+        "render_error",
+        `React error #${react[1]}: ${hints[react[1] ?? ""] ?? "see https://react.dev/errors/" + react[1]}`,
+      );
     }
     return new Failure("render_error", clip(name ? `${name}: ${message}` : message));
   };
@@ -170,7 +184,13 @@ export function workerMain(deps: WorkerDeps): void {
       const runtime = mod.newRuntime();
       runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
       runtime.setMaxStackSize(limits.stackBytes);
-      const entry: any = { runtime, vm: null, deadline: Date.now() + limits.coldTimeoutMs, modules: new Set<string>(), renders: 0 };
+      const entry: any = {
+        runtime,
+        vm: null,
+        deadline: Date.now() + limits.coldTimeoutMs,
+        modules: new Set<string>(),
+        renders: 0,
+      };
       runtime.setInterruptHandler(() => Date.now() > entry.deadline);
       entry.vm = runtime.newContext();
       const r = entry.vm.evalCode(workerData.runtimeCode, "svc-runtime.js");
@@ -235,7 +255,10 @@ export function workerMain(deps: WorkerDeps): void {
         // Not a JavaScript error of the template: the WebAssembly instance itself failed.
         mod = null;
         contexts.clear();
-        throw new Failure("sandbox_unavailable", `the sandbox failed: ${clip(String((err as Error)?.message ?? err), 200)}`);
+        throw new Failure(
+          "sandbox_unavailable",
+          `the sandbox failed: ${clip(String((err as Error)?.message ?? err), 200)}`,
+        );
       }
     };
   };
@@ -278,7 +301,9 @@ export function workerMain(deps: WorkerDeps): void {
           cold = true;
         }
         const left = Math.max(1, limits.timeoutMs - (Date.now() - started));
-        const html = entry.render.applySync(undefined, [job.moduleId, job.propsJson, limits.maxOutputChars], { timeout: left });
+        const html = entry.render.applySync(undefined, [job.moduleId, job.propsJson, limits.maxOutputChars], {
+          timeout: left,
+        });
         if (typeof html !== "string") throw new Failure("render_error", "the template did not render to a string");
         entry.renders += 1;
         if (entry.renders >= limits.maxRendersPerContext) {
@@ -292,7 +317,8 @@ export function workerMain(deps: WorkerDeps): void {
         dispose(entry);
         if (isFailure(err)) throw err;
         const e = err as { name?: string; message?: string };
-        if (disposedForMemory) throw new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
+        if (disposedForMemory)
+          throw new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
         throw classify(String(e?.name ?? ""), String(e?.message ?? err));
       }
     };
@@ -301,11 +327,15 @@ export function workerMain(deps: WorkerDeps): void {
   let engine: Promise<(job: RenderJob, ready: Ready) => Promise<{ html: string; cold: boolean }>> | null = null;
   let toPlainText: Promise<(html: string) => string> | null = null;
   const getEngine = () => {
-    engine ??= load(workerData.engineUrl).then((ns: any) => (workerData.engine === "isolated-vm" ? isolatedVmEngine(ns) : quickjsEngine(ns)));
+    engine ??= load(workerData.engineUrl).then((ns: any) =>
+      workerData.engine === "isolated-vm" ? isolatedVmEngine(ns) : quickjsEngine(ns),
+    );
     return engine;
   };
   const getText = () => {
-    toPlainText ??= load(workerData.renderUrl).then((ns: any) => (ns.toPlainText ?? ns.default?.toPlainText) as (html: string) => string);
+    toPlainText ??= load(workerData.renderUrl).then(
+      (ns: any) => (ns.toPlainText ?? ns.default?.toPlainText) as (html: string) => string,
+    );
     return toPlainText;
   };
 
@@ -319,12 +349,17 @@ export function workerMain(deps: WorkerDeps): void {
           try {
             text = (await getText())(html);
           } catch (err) {
-            throw new Failure("render_error", `the text part could not be derived: ${clip(String((err as Error)?.message ?? err), 200)}`);
+            throw new Failure(
+              "render_error",
+              `the text part could not be derived: ${clip(String((err as Error)?.message ?? err), 200)}`,
+            );
           }
         }
         parentPort.postMessage({ seq: job.seq, ok: true, html, text, cold });
       } catch (err) {
-        const failure = isFailure(err) ? err : new Failure("sandbox_unavailable", clip(String((err as Error)?.message ?? err), 300));
+        const failure = isFailure(err)
+          ? err
+          : new Failure("sandbox_unavailable", clip(String((err as Error)?.message ?? err), 300));
         parentPort.postMessage({ seq: job.seq, ok: false, code: failure.code, message: failure.message });
       }
     })();

@@ -22,7 +22,9 @@ export const replayWebhook = inngest.createFunction(
     let delivered = 0;
     let failed = 0;
     for (let i = 0; i < ids.length; i += BATCH) {
-      const r = await step.run(`batch-${i / BATCH + 1}`, async () => deliverInOrder(await getDb(), event.data.webhookId, ids.slice(i, i + BATCH)));
+      const r = await step.run(`batch-${i / BATCH + 1}`, async () =>
+        deliverInOrder(await getDb(), event.data.webhookId, ids.slice(i, i + BATCH)),
+      );
       delivered += r.delivered;
       failed += r.failed;
     }

@@ -113,7 +113,11 @@ function asError(value: unknown, fallback: string): SerializedError {
     const v = value as Record<string, unknown>;
     const inner = (v.error && typeof v.error === "object" ? v.error : v) as Record<string, unknown>;
     if (typeof inner.message === "string") {
-      return { name: typeof inner.name === "string" ? inner.name : "Error", message: inner.message, ...(typeof inner.stack === "string" ? { stack: inner.stack } : {}) };
+      return {
+        name: typeof inner.name === "string" ? inner.name : "Error",
+        message: inner.message,
+        ...(typeof inner.stack === "string" ? { stack: inner.stack } : {}),
+      };
     }
   }
   return { name: "Error", message: fallback };
@@ -150,7 +154,13 @@ function prepareSaveRunning(db: Db) {
       waits: null,
       leaseUntil: sql`now() + ${p("leaseFor")}::interval`,
     })
-    .where(and(eq(wfRuns.id, sql`${p("id")}::uuid`), eq(wfRuns.status, "running"), eq(wfRuns.leaseUntil, sql`${p("lease")}::timestamptz`)))
+    .where(
+      and(
+        eq(wfRuns.id, sql`${p("id")}::uuid`),
+        eq(wfRuns.status, "running"),
+        eq(wfRuns.leaseUntil, sql`${p("lease")}::timestamptz`),
+      ),
+    )
     .returning({ leaseUntil: wfRuns.leaseUntil, resolved: wfRuns.resolved })
     .prepare("wf_runs_save_running");
 }
@@ -328,7 +338,10 @@ export class Executor {
       invoking: new Map(),
     };
     if (!fn || fn.active !== "active") {
-      await this.finish(run, state, { kind: "fail", error: { name: "FunctionNotFound", message: `Function ${run.functionId} is not registered.` } });
+      await this.finish(run, state, {
+        kind: "fail",
+        error: { name: "FunctionNotFound", message: `Function ${run.functionId} is not registered.` },
+      });
       return;
     }
     // Outcomes that arrived for its waits, then the sleeps, waits and invokes whose time came
@@ -337,8 +350,18 @@ export class Executor {
     const claimedAt = (run.leaseUntil?.getTime() ?? Date.now()) - this.opts.leaseMs;
     for (const wait of [...state.waits]) {
       if (!wait.until || Date.parse(wait.until) > claimedAt) continue;
-      const timeout = wait.kind === "invoke" ? { error: { name: "InngestInvokeTimeoutError", message: "Timed out waiting for the invoked function." } } : { data: null };
-      this.settle(state, wait.stepId, wait.name ?? wait.kind, timeout, wait.kind === "sleep" ? "completed" : "failed", wait.kind === "sleep" ? undefined : "timed out");
+      const timeout =
+        wait.kind === "invoke"
+          ? { error: { name: "InngestInvokeTimeoutError", message: "Timed out waiting for the invoked function." } }
+          : { data: null };
+      this.settle(
+        state,
+        wait.stepId,
+        wait.name ?? wait.kind,
+        timeout,
+        wait.kind === "sleep" ? "completed" : "failed",
+        wait.kind === "sleep" ? undefined : "timed out",
+      );
     }
     for (let calls = 0; calls < this.opts.maxCallsPerClaim; calls++) {
       const outcome = await this.withHeartbeat(run, state, () => this.step(fn, run, state));
@@ -362,13 +385,20 @@ export class Executor {
       if (stepId in state.steps) continue;
       const wait = state.waits.find((w) => w.stepId === stepId);
       const name = wait?.name ?? wait?.kind ?? "wait";
-      const error = outcome && typeof outcome === "object" && "error" in outcome ? (outcome).error : undefined;
+      const error = outcome && typeof outcome === "object" && "error" in outcome ? outcome.error : undefined;
       this.settle(state, stepId, name, outcome, error === undefined ? "completed" : "failed", error);
     }
   }
 
   /** A pending wait's step gets its outcome and leaves the pending waits. */
-  private settle(state: State, stepId: string, name: string, outcome: unknown, status: WfStepRecord["status"], error?: unknown): void {
+  private settle(
+    state: State,
+    stepId: string,
+    name: string,
+    outcome: unknown,
+    status: WfStepRecord["status"],
+    error?: unknown,
+  ): void {
     state.steps[stepId] = outcome;
     if (!state.stack.includes(stepId)) state.stack.push(stepId);
     state.waits = state.waits.filter((w) => w.stepId !== stepId);
@@ -382,13 +412,18 @@ export class Executor {
    */
   private async withHeartbeat<T>(run: RunRow, state: State, work: () => Promise<T>): Promise<T> {
     let beat: Promise<void> = Promise.resolve();
-    const timer = setInterval(() => {
-      beat = beat.then(async () => {
-        const lease = await renewLease(run.id, state.lease, this.opts.leaseMs);
-        if (lease) state.lease = lease;
-        else clearInterval(timer);
-      }).catch((err: unknown) => log.warn("workflow lease renewal failed", { runId: run.id, ...errorFields(err) }));
-    }, Math.max(50, Math.floor(this.opts.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        beat = beat
+          .then(async () => {
+            const lease = await renewLease(run.id, state.lease, this.opts.leaseMs);
+            if (lease) state.lease = lease;
+            else clearInterval(timer);
+          })
+          .catch((err: unknown) => log.warn("workflow lease renewal failed", { runId: run.id, ...errorFields(err) }));
+      },
+      Math.max(50, Math.floor(this.opts.leaseMs / 3)),
+    );
     try {
       return await work();
     } finally {
@@ -407,7 +442,16 @@ export class Executor {
       response = await this.call(fn, run, state, stepId, attempt);
       text = await response.text();
     } catch (err) {
-      return this.functionError(run, state, { name: "FetchError", message: `Calling ${fn.url} failed: ${err instanceof Error ? err.message : String(err)}` }, null, false);
+      return this.functionError(
+        run,
+        state,
+        {
+          name: "FetchError",
+          message: `Calling ${fn.url} failed: ${err instanceof Error ? err.message : String(err)}`,
+        },
+        null,
+        false,
+      );
     }
     let body: unknown = null;
     try {
@@ -424,14 +468,26 @@ export class Executor {
     return this.functionError(run, state, error, retryAfter, noRetry || response.status === 400);
   }
 
-  private functionError(run: RunRow, state: State, error: SerializedError, retryAfter: number | null, final: boolean): Outcome {
+  private functionError(
+    run: RunRow,
+    state: State,
+    error: SerializedError,
+    retryAfter: number | null,
+    final: boolean,
+  ): Outcome {
     this.record(state, "step", "function", "errored", error);
     state.attempt += 1;
     if (final || state.attempt >= run.maxAttempts) return { kind: "fail", error };
     return { kind: "park", status: "queued", dueInMs: retryAfter ?? this.backoff(state.attempt) };
   }
 
-  private async applyOps(fn: FunctionRow, run: RunRow, state: State, ops: Op[], retryAfter: number | null): Promise<Outcome> {
+  private async applyOps(
+    fn: FunctionRow,
+    run: RunRow,
+    state: State,
+    ops: Op[],
+    retryAfter: number | null,
+  ): Promise<Outcome> {
     const planned: Op[] = [];
     const blocking: Op[] = [];
     let progressed = false;
@@ -469,7 +525,13 @@ export class Executor {
         case "RunComplete":
           return { kind: "complete", output: op.data ?? null };
         default:
-          return { kind: "fail", error: { name: "UnsupportedOperation", message: `The embedded executor does not support the ${op.op} step operation.` } };
+          return {
+            kind: "fail",
+            error: {
+              name: "UnsupportedOperation",
+              message: `The embedded executor does not support the ${op.op} step operation.`,
+            },
+          };
       }
     }
     // Sleeps, waits and invokes start when the SDK reports them, all of them at once (several
@@ -503,17 +565,26 @@ export class Executor {
         this.record(state, op.id, label, "sleeping");
         state.waits.push({ kind: "sleep", stepId: op.id, name: label, until: new Date(now + ms).toISOString() });
       } else if (op.op === "WaitForEvent") {
-        const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? DEFAULT_WAIT_MS) : DEFAULT_WAIT_MS;
+        const timeout =
+          typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? DEFAULT_WAIT_MS) : DEFAULT_WAIT_MS;
         const expression = typeof op.opts?.if === "string" ? op.opts.if : null;
         this.record(state, op.id, label, "waiting");
-        state.waits.push({ kind: "event", stepId: op.id, name: label, event: op.name ?? "", expression, until: new Date(now + timeout).toISOString() });
+        state.waits.push({
+          kind: "event",
+          stepId: op.id,
+          name: label,
+          event: op.name ?? "",
+          expression,
+          until: new Date(now + timeout).toISOString(),
+        });
       } else {
-        const timeout = typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? FAR_FUTURE_MS) : FAR_FUTURE_MS;
+        const timeout =
+          typeof op.opts?.timeout === "string" ? (msUntil(op.opts.timeout) ?? FAR_FUTURE_MS) : FAR_FUTURE_MS;
         this.record(state, op.id, label, "waiting");
         // The child starts in the transaction that saves this wait (startInvokes).
         state.waits.push({ kind: "invoke", stepId: op.id, name: label, until: new Date(now + timeout).toISOString() });
         const functionId = typeof op.opts?.function_id === "string" ? op.opts.function_id : "";
-        state.invoking.set(op.id, { functionId, payload: (op.opts?.payload ?? {}) });
+        state.invoking.set(op.id, { functionId, payload: op.opts?.payload ?? {} });
       }
     }
     return memoized;
@@ -532,7 +603,13 @@ export class Executor {
           wait.childRunId = created.id;
         } else {
           missing = true;
-          this.settle(state, wait.stepId, wait.name ?? "invoke", { error: { name: "Error", message: `No function ${functionId} to invoke.` } }, "failed");
+          this.settle(
+            state,
+            wait.stepId,
+            wait.name ?? "invoke",
+            { error: { name: "Error", message: `No function ${functionId} to invoke.` } },
+            "failed",
+          );
         }
       }
       const parked = !missing && park;
@@ -546,7 +623,10 @@ export class Executor {
   /** How a run parks on its pending waits: sleeping or waiting, due at the first deadline. */
   private parking(state: State): { status: "sleeping" | "waiting"; dueInMs: number } {
     const first = Math.min(...state.waits.map((w) => (w.until ? Date.parse(w.until) : Date.now() + FAR_FUTURE_MS)));
-    return { status: state.waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting", dueInMs: first - Date.now() };
+    return {
+      status: state.waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting",
+      dueInMs: first - Date.now(),
+    };
   }
 
   private memo(state: State, op: Op, value: unknown, status: WfStepRecord["status"] = "completed"): void {
@@ -559,7 +639,15 @@ export class Executor {
 
   private record(state: State, id: string, name: string, status: WfStepRecord["status"], error?: unknown): void {
     const attempt = id === "step" ? state.attempt : (state.stepAttempts[id] ?? 0);
-    state.history.push({ id, name, op: name, status, attempt, ...(error === undefined ? {} : { error }), at: new Date().toISOString() });
+    state.history.push({
+      id,
+      name,
+      op: name,
+      status,
+      attempt,
+      ...(error === undefined ? {} : { error }),
+      at: new Date().toISOString(),
+    });
     if (state.history.length > HISTORY_LIMIT) state.history.splice(0, state.history.length - HISTORY_LIMIT);
   }
 
@@ -588,12 +676,23 @@ export class Executor {
     };
     if (this.opts.signingKey) headers["X-Inngest-Signature"] = signBody(canonical, this.opts.signingKey);
     const handler = this.opts.transport === "auto" ? serveHandler(this.opts.serveUrl) : null;
-    if (!handler) return fetch(new Request(url, { method: "POST", headers, body: canonical, signal: AbortSignal.timeout(this.opts.callTimeoutMs) }));
+    if (!handler)
+      return fetch(
+        new Request(url, {
+          method: "POST",
+          headers,
+          body: canonical,
+          signal: AbortSignal.timeout(this.opts.callTimeoutMs),
+        }),
+      );
     const request = new Request(url, { method: "POST", headers, body: canonical });
     // In-process: the same signed request, handed to the app's serve() handler.
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.callTimeoutMs} ms`)), this.opts.callTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.opts.callTimeoutMs} ms`)),
+        this.opts.callTimeoutMs,
+      );
     });
     try {
       return await Promise.race([handler(request), timeout]);
@@ -639,8 +738,17 @@ export class Executor {
     // Outcomes that arrived for pending waits since the claim stay in `resolved` until memoized
     // here: this write removes the ones memoized, keeps waits that were resolved meanwhile out of
     // `waits`, and a run parking on waits with an outcome already there is due at once instead.
-    const left = state.consumed.length > 0 ? sql`(coalesce(${wfRuns.resolved}, '{}'::jsonb) - array[${sql.join(state.consumed.map((k) => sql`${k}`), sql`, `)}]::text[])` : sql`coalesce(${wfRuns.resolved}, '{}'::jsonb)`;
-    const waits = terminal || state.waits.length === 0 ? null : sql`(select jsonb_agg(w) from jsonb_array_elements(${JSON.stringify(state.waits)}::jsonb) w where not (${left} ? (w->>'stepId')))`;
+    const left =
+      state.consumed.length > 0
+        ? sql`(coalesce(${wfRuns.resolved}, '{}'::jsonb) - array[${sql.join(
+            state.consumed.map((k) => sql`${k}`),
+            sql`, `,
+          )}]::text[])`
+        : sql`coalesce(${wfRuns.resolved}, '{}'::jsonb)`;
+    const waits =
+      terminal || state.waits.length === 0
+        ? null
+        : sql`(select jsonb_agg(w) from jsonb_array_elements(${JSON.stringify(state.waits)}::jsonb) w where not (${left} ? (w->>'stepId')))`;
     const due = sql`now() + ${`${Math.max(0, Math.round(next.dueInMs ?? 0))} milliseconds`}::interval`;
     const parking = next.status === "sleeping" || next.status === "waiting";
     const [row] = await db
@@ -658,7 +766,9 @@ export class Executor {
         resolved: terminal ? null : sql`nullif(${left}, '{}'::jsonb)`,
         // A run that keeps executing leaves `due_at` alone: it is indexed, and an unchanged indexed
         // column lets PostgreSQL update the row in place (HOT) without touching every index.
-        ...(next.status === "running" ? {} : { dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due }),
+        ...(next.status === "running"
+          ? {}
+          : { dueAt: parking ? sql`case when ${left} <> '{}'::jsonb then now() else ${due} end` : due }),
         leaseUntil: next.status === "running" ? sql`now() + ${`${this.opts.leaseMs} milliseconds`}::interval` : null,
         ...(next.output !== undefined ? { output: next.output } : {}),
         ...(next.error !== undefined ? { error: next.error } : {}),
@@ -680,30 +790,49 @@ export class Executor {
       return;
     }
     if (outcome.kind === "park" || outcome.kind === "awaiting") {
-      const saved = await this.save(run, state, outcome.kind === "park" ? { status: outcome.status, dueInMs: outcome.dueInMs } : this.parking(state));
+      const saved = await this.save(
+        run,
+        state,
+        outcome.kind === "park" ? { status: outcome.status, dueInMs: outcome.dueInMs } : this.parking(state),
+      );
       // A run of a concurrency key that stops executing lets the next one of that key start.
       if (saved && run.concurrencyLimit !== null) await wakeWorkers();
       return;
     }
     const db = await getDb();
     const end = (tx?: Tx) =>
-      outcome.kind === "complete" ? this.save(run, state, { status: "completed", output: outcome.output ?? null }, tx) : this.save(run, state, { status: "failed", error: outcome.error }, tx);
+      outcome.kind === "complete"
+        ? this.save(run, state, { status: "completed", output: outcome.output ?? null }, tx)
+        : this.save(run, state, { status: "failed", error: outcome.error }, tx);
     // One statement when no parent waits on this run; with one, the parent resumes in the same transaction.
-    const saved = !run.parentRunId ? await end() : await db.transaction(async (tx) => {
-      if (!(await end(tx))) return false;
-      if (run.parentRunId) {
-        const parent = await invokingParent(tx, run.parentRunId, run.id);
-        const wait = parent?.waits?.find((w) => w.kind === "invoke" && w.childRunId === run.id);
-        if (parent && wait) await resolveWait(tx, parent, wait.stepId, outcome.kind === "complete" ? { data: outcome.output ?? null } : { error: outcome.error });
-      }
-      return true;
-    });
+    const saved = !run.parentRunId
+      ? await end()
+      : await db.transaction(async (tx) => {
+          if (!(await end(tx))) return false;
+          if (run.parentRunId) {
+            const parent = await invokingParent(tx, run.parentRunId, run.id);
+            const wait = parent?.waits?.find((w) => w.kind === "invoke" && w.childRunId === run.id);
+            if (parent && wait)
+              await resolveWait(
+                tx,
+                parent,
+                wait.stepId,
+                outcome.kind === "complete" ? { data: outcome.output ?? null } : { error: outcome.error },
+              );
+          }
+          return true;
+        });
     if (!saved) return;
     if (outcome.kind === "fail") {
       log.warn("workflow run failed", { runId: run.id, functionId: run.functionId, error: outcome.error.message });
       // onFailure handlers are functions triggered by this event (never for a failure handler itself).
       if (run.event.name !== FAILED_EVENT) {
-        await ingestEvents([{ name: FAILED_EVENT, data: { function_id: run.functionId, run_id: run.id, error: outcome.error, event: run.event } }]);
+        await ingestEvents([
+          {
+            name: FAILED_EVENT,
+            data: { function_id: run.functionId, run_id: run.id, error: outcome.error, event: run.event },
+          },
+        ]);
       }
     }
     if (run.concurrencyLimit !== null) await wakeWorkers();

@@ -32,5 +32,7 @@ export function keyOf(expression: string | null | undefined, context: Record<str
   if (!expression) return null;
   const value = evaluate(expression, context);
   if (value === undefined || value === null) return null;
-  return typeof value === "string" ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+  return typeof value === "string"
+    ? value
+    : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 }

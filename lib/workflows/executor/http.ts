@@ -30,7 +30,8 @@ const eventSchema = z.object({
 const json = (status: number, body: unknown) => Response.json(body, { status });
 
 /** With Inngest configured the embedded executor is off, and so are its endpoints. */
-const disabled = () => json(404, { error: "The embedded executor is disabled: workflows run on Inngest.", status: 404 });
+const disabled = () =>
+  json(404, { error: "The embedded executor is disabled: workflows run on Inngest.", status: 404 });
 
 export async function handleEventApi(request: Request, eventKey: string): Promise<Response> {
   if (inngestHosted()) return disabled();
@@ -41,7 +42,10 @@ export async function handleEventApi(request: Request, eventKey: string): Promis
   } catch {
     return json(400, { error: "Body is not JSON", status: 400 });
   }
-  const parsed = z.array(eventSchema).max(5000).safeParse(Array.isArray(raw) ? raw : [raw]);
+  const parsed = z
+    .array(eventSchema)
+    .max(5000)
+    .safeParse(Array.isArray(raw) ? raw : [raw]);
   if (!parsed.success) return json(400, { error: parsed.error.issues[0]?.message ?? "invalid event", status: 400 });
   const ids = await ingestEvents(parsed.data);
   return json(200, { ids, status: 200 });
@@ -59,18 +63,23 @@ const registerSchema = z.object({
  * another host, even with the signing key.
  */
 export function foreignUrlProblem(payload: RegisterPayload, ownServeUrl: string): string | null {
-  if (!sameEndpoint(payload.url, ownServeUrl)) return `The app URL ${payload.url} is not this executor's serve endpoint.`;
+  if (!sameEndpoint(payload.url, ownServeUrl))
+    return `The app URL ${payload.url} is not this executor's serve endpoint.`;
   for (const fn of payload.functions) {
     for (const step of Object.values(fn.steps ?? {})) {
       const url = step.runtime?.url;
-      if (url !== undefined && !sameEndpoint(url, ownServeUrl)) return `Function ${fn.id} names a step URL that is not this executor's serve endpoint.`;
+      if (url !== undefined && !sameEndpoint(url, ownServeUrl))
+        return `Function ${fn.id} names a step URL that is not this executor's serve endpoint.`;
     }
   }
   return null;
 }
 
 /** Stores a registration for `ownServeUrl` (refused when it names another endpoint). */
-export async function acceptRegistration(payload: RegisterPayload, ownServeUrl: string): Promise<{ modified: boolean } | { refused: string }> {
+export async function acceptRegistration(
+  payload: RegisterPayload,
+  ownServeUrl: string,
+): Promise<{ modified: boolean } | { refused: string }> {
   const problem = foreignUrlProblem(payload, ownServeUrl);
   if (problem) return { refused: problem };
   const result = await registerFunctions(payload);
@@ -85,7 +94,8 @@ export async function acceptRegistration(payload: RegisterPayload, ownServeUrl: 
 export async function handleRegister(request: Request, ownServeUrl: string = serveUrl()): Promise<Response> {
   if (inngestHosted()) return disabled();
   const expected = `Bearer ${hashedSigningKey(workflowKeys().signingKey)}`;
-  if (!safeEqual(request.headers.get("authorization") ?? "", expected)) return json(401, { error: "Unauthorized", status: 401 });
+  if (!safeEqual(request.headers.get("authorization") ?? "", expected))
+    return json(401, { error: "Unauthorized", status: 401 });
   const parsed = registerSchema.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return json(400, { error: parsed.error.issues[0]?.message ?? "invalid payload", status: 400 });
   const result = await acceptRegistration(parsed.data, ownServeUrl);

@@ -30,7 +30,12 @@ export async function startEmbeddedExecutor(serveUrl: string): Promise<Executor 
   if (inngestHosted()) return null;
   const holder = globalThis as Holder;
   const { signingKey } = workflowKeys();
-  holder[KEY] ??= new Executor({ signingKey, serveUrl, workers: env.WORKFLOW_WORKERS, retryBaseMs: env.WORKFLOW_RETRY_BASE_MS });
+  holder[KEY] ??= new Executor({
+    signingKey,
+    serveUrl,
+    workers: env.WORKFLOW_WORKERS,
+    retryBaseMs: env.WORKFLOW_RETRY_BASE_MS,
+  });
   const executor = holder[KEY];
   if ((await getDbHandle()).kind === "pglite") {
     const recovered = await recoverOrphanedRuns();

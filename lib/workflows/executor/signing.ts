@@ -18,6 +18,8 @@ export function canonicalJson(value: unknown): string {
 export function signBody(canonicalBody: string, signingKey: string, now: number = Date.now()): string {
   const key = signingKey.replace(/^signkey-[a-z0-9]+-/i, "");
   const t = Math.floor(now / 1000);
-  const s = createHmac("sha256", key).update(canonicalBody + String(t)).digest("hex");
+  const s = createHmac("sha256", key)
+    .update(canonicalBody + String(t))
+    .digest("hex");
   return `t=${t}&s=${s}`;
 }

@@ -62,7 +62,10 @@ function cronOf(fn: FnConfig): string | null {
 
 export function nextCronTime(cron: string, after: Date = new Date()): Date {
   const tz = /^(?:TZ|CRON_TZ)=(\S+)\s+(.*)$/.exec(cron);
-  const expression = CronExpressionParser.parse(tz ? (tz[2] ?? "") : cron, { currentDate: after, ...(tz ? { tz: tz[1] } : {}) });
+  const expression = CronExpressionParser.parse(tz ? (tz[2] ?? "") : cron, {
+    currentDate: after,
+    ...(tz ? { tz: tz[1] } : {}),
+  });
   return expression.next().toDate();
 }
 
@@ -76,9 +79,27 @@ export async function registerFunctions(payload: RegisterPayload): Promise<{ mod
     for (const fn of payload.functions) {
       const cron = cronOf(fn);
       const prior = byId.get(fn.id);
-      const nextCronAt = cron ? (prior?.cron === cron && prior.nextCronAt ? prior.nextCronAt : nextCronTime(cron)) : null;
-      const row = { appId: payload.appName, name: fn.name ?? fn.id, url: stepUrl(fn), config: fn as unknown as Record<string, unknown>, cron, nextCronAt, active: "active" as const };
-      if (!prior || JSON.stringify(prior.config) !== JSON.stringify(row.config) || prior.url !== row.url || prior.active !== "active") modified = true;
+      const nextCronAt = cron
+        ? prior?.cron === cron && prior.nextCronAt
+          ? prior.nextCronAt
+          : nextCronTime(cron)
+        : null;
+      const row = {
+        appId: payload.appName,
+        name: fn.name ?? fn.id,
+        url: stepUrl(fn),
+        config: fn as unknown as Record<string, unknown>,
+        cron,
+        nextCronAt,
+        active: "active" as const,
+      };
+      if (
+        !prior ||
+        JSON.stringify(prior.config) !== JSON.stringify(row.config) ||
+        prior.url !== row.url ||
+        prior.active !== "active"
+      )
+        modified = true;
       await tx
         .insert(wfFunctions)
         .values({ id: fn.id, ...row })
@@ -88,7 +109,13 @@ export async function registerFunctions(payload: RegisterPayload): Promise<{ mod
     const removed = await tx
       .update(wfFunctions)
       .set({ active: "removed", nextCronAt: null, updatedAt: sql`now()` })
-      .where(and(eq(wfFunctions.appId, payload.appName), eq(wfFunctions.active, "active"), listed.length ? notInArray(wfFunctions.id, listed) : sql`true`))
+      .where(
+        and(
+          eq(wfFunctions.appId, payload.appName),
+          eq(wfFunctions.active, "active"),
+          listed.length ? notInArray(wfFunctions.id, listed) : sql`true`,
+        ),
+      )
       .returning({ id: wfFunctions.id });
     return { modified: modified || removed.length > 0 };
   });
@@ -126,7 +153,11 @@ function priorityOf(cfg: FnConfig, ctx: Record<string, unknown>): number {
 }
 
 /** The row of a new run of `fn` for `event`. */
-function runValues(fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?: string } = {}): typeof wfRuns.$inferInsert {
+function runValues(
+  fn: FunctionRow,
+  event: WfEventPayload,
+  opts: { parentRunId?: string } = {},
+): typeof wfRuns.$inferInsert {
   const cfg = configOf(fn);
   const concurrency = concurrencyOf(cfg);
   const ctx = { event };
@@ -174,10 +205,20 @@ async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload)
     const [row] = await tx
       .select({ n: sql<number>`count(*)`.mapWith(Number) })
       .from(wfRuns)
-      .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.rateKey, values.rateKey), sql`${wfRuns.createdAt} > now() - ${interval(ms(cfg.rateLimit.period, 0))}`));
+      .where(
+        and(
+          eq(wfRuns.functionId, fn.id),
+          eq(wfRuns.rateKey, values.rateKey),
+          sql`${wfRuns.createdAt} > now() - ${interval(ms(cfg.rateLimit.period, 0))}`,
+        ),
+      );
     if ((row?.n ?? 0) >= cfg.rateLimit.limit) return false; // over the limit: the event starts nothing
   }
-  const gather = cfg.batchEvents ? { kind: "batch", setting: cfg.batchEvents } : cfg.debounce ? { kind: "debounce", setting: cfg.debounce } : null;
+  const gather = cfg.batchEvents
+    ? { kind: "batch", setting: cfg.batchEvents }
+    : cfg.debounce
+      ? { kind: "debounce", setting: cfg.debounce }
+      : null;
   if (!gather) {
     const created = await tx.insert(wfRuns).values(values).onConflictDoNothing().returning({ id: wfRuns.id });
     return created.length > 0;
@@ -191,11 +232,21 @@ async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload)
   await lock(gather.kind, key);
   // The open run of the key: not started, and for a batch not full yet (a full batch waits for its
   // claim, and the next event opens the next batch).
-  const room = cfg.batchEvents ? sql`jsonb_array_length(coalesce(${wfRuns.events}, '[]'::jsonb)) < ${Math.max(1, cfg.batchEvents.maxSize)}` : sql`true`;
+  const room = cfg.batchEvents
+    ? sql`jsonb_array_length(coalesce(${wfRuns.events}, '[]'::jsonb)) < ${Math.max(1, cfg.batchEvents.maxSize)}`
+    : sql`true`;
   const [open] = await tx
     .select()
     .from(wfRuns)
-    .where(and(eq(wfRuns.functionId, fn.id), eq(wfRuns.gatherKey, key), eq(wfRuns.status, "queued"), isNull(wfRuns.startedAt), room))
+    .where(
+      and(
+        eq(wfRuns.functionId, fn.id),
+        eq(wfRuns.gatherKey, key),
+        eq(wfRuns.status, "queued"),
+        isNull(wfRuns.startedAt),
+        room,
+      ),
+    )
     .orderBy(desc(wfRuns.createdAt))
     .limit(1)
     .for("update");
@@ -210,14 +261,18 @@ async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload)
       return true;
     }
     const due = max <= 1 ? 0 : ms(cfg.batchEvents.timeout, 0);
-    await tx.insert(wfRuns).values({ ...values, events: [event], gatherKey: key, dueAt: sql`now() + ${interval(due)}` });
+    await tx
+      .insert(wfRuns)
+      .values({ ...values, events: [event], gatherKey: key, dueAt: sql`now() + ${interval(due)}` });
     return true;
   }
   const debounce = cfg.debounce as NonNullable<FnConfig["debounce"]>;
   const period = ms(debounce.period, 0);
   if (open) {
     // The latest event wins; the run moves to `period` after it, capped by `timeout` after the first.
-    const cap = debounce.timeout ? sql`least(now() + ${interval(period)}, ${wfRuns.createdAt} + ${interval(ms(debounce.timeout, period))})` : sql`now() + ${interval(period)}`;
+    const cap = debounce.timeout
+      ? sql`least(now() + ${interval(period)}, ${wfRuns.createdAt} + ${interval(ms(debounce.timeout, period))})`
+      : sql`now() + ${interval(period)}`;
     await tx.update(wfRuns).set({ event, priority: values.priority, dueAt: cap }).where(eq(wfRuns.id, open.id));
     return true;
   }
@@ -226,15 +281,25 @@ async function startGathered(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload)
 }
 
 /** Creates a run of `fn` for `event` (skipped when the function's idempotency key was seen). */
-export async function createRun(tx: DbOrTx, fn: FunctionRow, event: WfEventPayload, opts: { parentRunId?: string } = {}): Promise<RunRow | null> {
-  const [run] = await tx.insert(wfRuns).values(runValues(fn, event, opts)).onConflictDoNothing().returning();
+export async function createRun(
+  tx: DbOrTx,
+  fn: FunctionRow,
+  event: WfEventPayload,
+  opts: { parentRunId?: string } = {},
+): Promise<RunRow | null> {
+  const [run] = await tx
+    .insert(wfRuns)
+    .values(runValues(fn, event, opts))
+    .onConflictDoNothing()
+    .returning();
   return run ?? null;
 }
 
 function triggeredBy(fn: FunctionRow, event: WfEventPayload): boolean {
   return (configOf(fn).triggers ?? []).some((t) => {
     if (!t.event) return false;
-    const nameMatches = t.event === event.name || (t.event.endsWith("*") && event.name.startsWith(t.event.slice(0, -1)));
+    const nameMatches =
+      t.event === event.name || (t.event.endsWith("*") && event.name.startsWith(t.event.slice(0, -1)));
     return nameMatches && matches(t.expression, { event });
   });
 }
@@ -316,7 +381,11 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
     }
   }
   for (let i = 0; i < starts.length; i += INSERT_CHUNK) {
-    const created = await tx.insert(wfRuns).values(starts.slice(i, i + INSERT_CHUNK)).onConflictDoNothing().returning({ id: wfRuns.id });
+    const created = await tx
+      .insert(wfRuns)
+      .values(starts.slice(i, i + INSERT_CHUNK))
+      .onConflictDoNothing()
+      .returning({ id: wfRuns.id });
     queued ||= created.length > 0;
   }
 
@@ -344,7 +413,14 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
       if (!hit) continue;
       await tx
         .update(wfRuns)
-        .set({ status: "cancelled", endedAt: sql`now()`, wait: null, waits: null, leaseUntil: null, error: { name: "Cancelled", message: `Cancelled by event ${hit.name} (${hit.id})` } })
+        .set({
+          status: "cancelled",
+          endedAt: sql`now()`,
+          wait: null,
+          waits: null,
+          leaseUntil: null,
+          error: { name: "Cancelled", message: `Cancelled by event ${hit.name} (${hit.id})` },
+        })
         .where(eq(wfRuns.id, run.id));
     }
   }
@@ -358,7 +434,11 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
       and(
         sql`${wfRuns.waits} is not null`,
         notInArray(wfRuns.status, [...TERMINAL]),
-        or(...[...names].map((name) => sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "event", event: name }])}::jsonb`)),
+        or(
+          ...[...names].map(
+            (name) => sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "event", event: name }])}::jsonb`,
+          ),
+        ),
       ),
     )
     .for("update");
@@ -366,7 +446,9 @@ async function handleEvents(tx: DbOrTx, events: WfEventPayload[]): Promise<boole
     let current = run;
     for (const wait of run.waits ?? []) {
       if (wait.kind !== "event") continue;
-      const event = events.find((e) => e.name === wait.event && matches(wait.expression, { event: run.event, async: e }));
+      const event = events.find(
+        (e) => e.name === wait.event && matches(wait.expression, { event: run.event, async: e }),
+      );
       if (!event) continue;
       current = await resolveWait(tx, current, wait.stepId, { data: event });
       queued ||= current.status === "queued";
@@ -401,16 +483,36 @@ export async function invokingParent(tx: DbOrTx, parentRunId: string, childRunId
   const [parent] = await tx
     .select()
     .from(wfRuns)
-    .where(and(eq(wfRuns.id, parentRunId), notInArray(wfRuns.status, [...TERMINAL]), sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "invoke", childRunId }])}::jsonb`))
+    .where(
+      and(
+        eq(wfRuns.id, parentRunId),
+        notInArray(wfRuns.status, [...TERMINAL]),
+        sql`${wfRuns.waits} @> ${JSON.stringify([{ kind: "invoke", childRunId }])}::jsonb`,
+      ),
+    )
     .for("update");
   return parent ?? null;
 }
 
 /** Starts a child run of `functionId` for `step.invoke`; null when no such function is registered. */
-export async function invokeFunction(tx: DbOrTx, functionId: string, payload: { data?: Record<string, unknown>; v?: string }, parentRunId: string): Promise<RunRow | null> {
-  const [fn] = await tx.select().from(wfFunctions).where(and(eq(wfFunctions.id, functionId), eq(wfFunctions.active, "active")));
+export async function invokeFunction(
+  tx: DbOrTx,
+  functionId: string,
+  payload: { data?: Record<string, unknown>; v?: string },
+  parentRunId: string,
+): Promise<RunRow | null> {
+  const [fn] = await tx
+    .select()
+    .from(wfFunctions)
+    .where(and(eq(wfFunctions.id, functionId), eq(wfFunctions.active, "active")));
   if (!fn) return null;
-  const event: WfEventPayload = { id: randomUUID(), name: INVOKED_EVENT, data: payload.data ?? {}, ts: Date.now(), ...(payload.v ? { v: payload.v } : {}) };
+  const event: WfEventPayload = {
+    id: randomUUID(),
+    name: INVOKED_EVENT,
+    data: payload.data ?? {},
+    ts: Date.now(),
+    ...(payload.v ? { v: payload.v } : {}),
+  };
   await tx.insert(wfEvents).values({ eventId: event.id, name: event.name, payload: event });
   return createRun(tx, fn, event, { parentRunId });
 }
@@ -427,10 +529,22 @@ export async function fireDueCrons(now: Date = new Date()): Promise<number> {
     let n = 0;
     for (const fn of due) {
       if (!fn.cron || !fn.nextCronAt) continue;
-      const event: WfEventPayload = { id: `cron:${fn.id}:${fn.nextCronAt.toISOString()}`, name: CRON_EVENT, data: { cron: fn.cron }, ts: now.getTime() };
-      const stored = await tx.insert(wfEvents).values({ eventId: event.id, name: event.name, payload: event }).onConflictDoNothing().returning({ id: wfEvents.id });
+      const event: WfEventPayload = {
+        id: `cron:${fn.id}:${fn.nextCronAt.toISOString()}`,
+        name: CRON_EVENT,
+        data: { cron: fn.cron },
+        ts: now.getTime(),
+      };
+      const stored = await tx
+        .insert(wfEvents)
+        .values({ eventId: event.id, name: event.name, payload: event })
+        .onConflictDoNothing()
+        .returning({ id: wfEvents.id });
       if (stored.length > 0 && (await createRun(tx, fn, event))) n++;
-      await tx.update(wfFunctions).set({ nextCronAt: nextCronTime(fn.cron, now) }).where(eq(wfFunctions.id, fn.id));
+      await tx
+        .update(wfFunctions)
+        .set({ nextCronAt: nextCronTime(fn.cron, now) })
+        .where(eq(wfFunctions.id, fn.id));
     }
     return n;
   });
@@ -450,7 +564,12 @@ const CLAIM_LOCK = 7_246_120;
  * concurrency is counted under the claim lock, so a batch never takes more runs of a key than its
  * limit leaves free. `FOR UPDATE SKIP LOCKED` lets workers in several processes share the queue.
  */
-export async function claimRuns(leaseMs: number, functionIds: string[], limit: number, throttles: Map<string, Throttle> = new Map()): Promise<RunRow[]> {
+export async function claimRuns(
+  leaseMs: number,
+  functionIds: string[],
+  limit: number,
+  throttles: Map<string, Throttle> = new Map(),
+): Promise<RunRow[]> {
   if (functionIds.length === 0 || limit < 1) return [];
   const db = await getDb();
   return db.transaction(async (tx) => {
@@ -498,12 +617,16 @@ export async function claimRuns(leaseMs: number, functionIds: string[], limit: n
         n = taken.get(k) ?? 0;
         if (r.running + n >= r.limit) continue;
       }
-      const gate = r.startedAt === null && r.throttleKey !== null ? gates.get(`${r.functionId}\u0000${r.throttleKey}`) : undefined;
+      const gate =
+        r.startedAt === null && r.throttleKey !== null ? gates.get(`${r.functionId}\u0000${r.throttleKey}`) : undefined;
       if (gate) {
         const freeAt = admit(gate);
         if (freeAt !== null) {
           // Not yet: due again when the throttle admits its next start (FIFO by creation).
-          await tx.update(wfRuns).set({ dueAt: new Date(freeAt) }).where(eq(wfRuns.id, r.id));
+          await tx
+            .update(wfRuns)
+            .set({ dueAt: new Date(freeAt) })
+            .where(eq(wfRuns.id, r.id));
           continue;
         }
       }
@@ -515,7 +638,9 @@ export async function claimRuns(leaseMs: number, functionIds: string[], limit: n
       const expired = await tx
         .select({ id: wfRuns.id })
         .from(wfRuns)
-        .where(and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`), inArray(wfRuns.functionId, functionIds)))
+        .where(
+          and(eq(wfRuns.status, "running"), lt(wfRuns.leaseUntil, sql`now()`), inArray(wfRuns.functionId, functionIds)),
+        )
         .limit(limit - ids.length)
         .for("update", { skipLocked: true });
       ids.push(...expired.map((r) => r.id));
@@ -570,13 +695,23 @@ async function throttleGates(
   const rows = await tx
     .select({ functionId: wfThrottles.functionId, key: wfThrottles.key, tat: wfThrottles.tat })
     .from(wfThrottles)
-    .where(or(...pairs.map((r) => and(eq(wfThrottles.functionId, r.functionId), eq(wfThrottles.key, r.throttleKey as string)))));
+    .where(
+      or(
+        ...pairs.map((r) =>
+          and(eq(wfThrottles.functionId, r.functionId), eq(wfThrottles.key, r.throttleKey as string)),
+        ),
+      ),
+    );
   const now = new Date((wanted[0] as { now: Date | string }).now).getTime();
   const stored = new Map(rows.map((r) => [`${r.functionId}\u0000${r.key}`, r.tat.getTime()]));
   for (const r of pairs) {
     const t = throttles.get(r.functionId) as Throttle;
     const k = `${r.functionId}\u0000${r.throttleKey}`;
-    gates.set(k, { functionId: r.functionId, key: r.throttleKey as string, ...gcra(stored.get(k) ?? null, now, t.periodMs / t.limit, t.limit + t.burst) });
+    gates.set(k, {
+      functionId: r.functionId,
+      key: r.throttleKey as string,
+      ...gcra(stored.get(k) ?? null, now, t.periodMs / t.limit, t.limit + t.burst),
+    });
   }
   return gates;
 }
@@ -615,11 +750,18 @@ export async function releaseRuns(runs: RunRow[]): Promise<void> {
   const db = await getDb();
   for (const run of runs) {
     const waits = run.waits ?? [];
-    const status = waits.length === 0 || run.resolved ? "queued" : waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting";
+    const status =
+      waits.length === 0 || run.resolved ? "queued" : waits.every((w) => w.kind === "sleep") ? "sleeping" : "waiting";
     await db
       .update(wfRuns)
       .set({ status, leaseUntil: null })
-      .where(and(eq(wfRuns.id, run.id), eq(wfRuns.status, "running"), run.leaseUntil ? eq(wfRuns.leaseUntil, run.leaseUntil) : sql`true`));
+      .where(
+        and(
+          eq(wfRuns.id, run.id),
+          eq(wfRuns.status, "running"),
+          run.leaseUntil ? eq(wfRuns.leaseUntil, run.leaseUntil) : sql`true`,
+        ),
+      );
   }
 }
 
@@ -634,7 +776,13 @@ export async function nextDueAt(functionIds: string[]): Promise<Date | null> {
   const [row] = await db
     .select({ at: sql<Date | string | null>`min(${wfRuns.dueAt})` })
     .from(wfRuns)
-    .where(and(inArray(wfRuns.status, ["queued", "sleeping", "waiting"]), sql`${wfRuns.dueAt} > now()`, inArray(wfRuns.functionId, functionIds)));
+    .where(
+      and(
+        inArray(wfRuns.status, ["queued", "sleeping", "waiting"]),
+        sql`${wfRuns.dueAt} > now()`,
+        inArray(wfRuns.functionId, functionIds),
+      ),
+    );
   return row?.at ? new Date(row.at) : null;
 }
 

@@ -10,7 +10,12 @@ import { fanoutChunk as chunkEvent, fanoutRequested } from "../workflow-events";
  * a deterministic id (one memoized step per window), so a resumed run sends nothing twice.
  */
 export const fanoutOrchestrate = inngest.createFunction(
-  { id: "fanout-orchestrate", name: "Plan a fan-out's chunks", triggers: [fanoutRequested.trigger], concurrency: { limit: 1, key: "event.data.fanoutId" } },
+  {
+    id: "fanout-orchestrate",
+    name: "Plan a fan-out's chunks",
+    triggers: [fanoutRequested.trigger],
+    concurrency: { limit: 1, key: "event.data.fanoutId" },
+  },
   async ({ event, step }) => {
     const fanoutId = event.data.fanoutId;
     let from = 0;
@@ -18,7 +23,9 @@ export const fanoutOrchestrate = inngest.createFunction(
     for (let w = 0; ; w++) {
       // Planning and sending are one step: the chunk events' ids are deterministic, so a step
       // retried after sending some of them re-sends nothing new.
-      const plans: ChunkPlan[] = await step.run(`plan-${w}`, async () => planAndSend(await getDb(), fanoutId, from, after));
+      const plans: ChunkPlan[] = await step.run(`plan-${w}`, async () =>
+        planAndSend(await getDb(), fanoutId, from, after),
+      );
       if (plans.length === 0) break;
       from += plans.length;
       after = plans.at(-1)?.last ?? after;

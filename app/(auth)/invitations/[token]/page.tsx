@@ -25,7 +25,8 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       <div>
         <h1 className="text-xl font-semibold">Join {invitation.organization}</h1>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-          {invitation.invitedBy ?? "Someone"} invited <strong>{invitation.email}</strong> as <strong>{invitation.role}</strong>.
+          {invitation.invitedBy ?? "Someone"} invited <strong>{invitation.email}</strong> as{" "}
+          <strong>{invitation.role}</strong>.
         </p>
       </div>
       {invitation.status !== "pending" ? (
@@ -43,7 +44,10 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
         <div className="space-y-3 text-sm">
           <p>Sign in or create an account as {invitation.email} to accept.</p>
           <div className="flex gap-3">
-            <Link className="link" href={`/sign-up?next=${encodeURIComponent(here)}&email=${encodeURIComponent(invitation.email)}`}>
+            <Link
+              className="link"
+              href={`/sign-up?next=${encodeURIComponent(here)}&email=${encodeURIComponent(invitation.email)}`}
+            >
               Create account
             </Link>
             <Link className="link" href={`/sign-in?next=${encodeURIComponent(here)}`}>

@@ -10,8 +10,8 @@ export default function CheckEmailPage() {
       <p className="text-sm">We sent you a sign-in link. It works once and expires in 15 minutes.</p>
       {isDevelopment() ? (
         <p className="rounded border border-sky-300 bg-sky-50 px-3 py-2 text-sm dark:border-sky-900 dark:bg-sky-950">
-          Development: with the embedded mail transport the email is a file in the local outbox (<code>OUTBOX_DIR</code>, default <code>.data/outbox</code>),
-          and the link is in the server log.
+          Development: with the embedded mail transport the email is a file in the local outbox (<code>OUTBOX_DIR</code>
+          , default <code>.data/outbox</code>), and the link is in the server log.
         </p>
       ) : null}
       <Link className="link text-sm" href="/sign-in">

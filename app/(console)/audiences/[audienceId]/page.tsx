@@ -1,6 +1,25 @@
 import Link from "next/link";
-import { AddMemberForm, BroadcastForm, CsvImport, DeleteAudienceButton, RemoveMemberButton } from "@/components/console/audiences/audiences";
-import { Card, Details, EmptyState, ErrorNotice, Mono, NoAccess, PageHeader, Pager, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  AddMemberForm,
+  BroadcastForm,
+  CsvImport,
+  DeleteAudienceButton,
+  RemoveMemberButton,
+} from "@/components/console/audiences/audiences";
+import {
+  Card,
+  Details,
+  EmptyState,
+  ErrorNotice,
+  Mono,
+  NoAccess,
+  PageHeader,
+  Pager,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { getAudience } from "@/lib/audiences/operations";
 import { getConsole } from "@/lib/console/context";
 import { PAGE_SIZE, pagerLinks, param, readList, readOne, type SearchParams } from "@/lib/console/pages";
@@ -10,24 +29,45 @@ import { listTemplates } from "@/lib/templates/operations";
 export const metadata = { title: "Audience — svc console" };
 
 /** An audience: its members (paged), add one, import a CSV, remove, and send a broadcast. */
-export default async function AudiencePage({ params, searchParams }: { params: Promise<{ audienceId: string }>; searchParams: Promise<SearchParams> }) {
+export default async function AudiencePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ audienceId: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const ctx = await getConsole();
   if (!ctx.can("audiences:read")) return <NoAccess title="Audience" what="audiences" />;
   const { audienceId } = await params;
   const sp = await searchParams;
   const cursor = param(sp, "cursor");
-  const { list } = await readOne(audienceId, (id) => ctx.invoke(getAudience, { params: { audienceId: id }, query: { limit: 1 } }));
-  const page = await readList(() => ctx.invoke(getAudience, { params: { audienceId: list.id }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }));
+  const { list } = await readOne(audienceId, (id) =>
+    ctx.invoke(getAudience, { params: { audienceId: id }, query: { limit: 1 } }),
+  );
+  const page = await readList(() =>
+    ctx.invoke(getAudience, {
+      params: { audienceId: list.id },
+      query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+    }),
+  );
   const canWrite = ctx.can("audiences:write");
   const [inboxes, templates] = canWrite
     ? await Promise.all([
-        ctx.can("inboxes:read") ? ctx.invoke(listInboxes).then((r) => r.inboxes.filter((i) => i.status === "active")) : Promise.resolve([]),
-        ctx.can("templates:read") ? ctx.invoke(listTemplates, { query: { limit: 100, status: "active" } }).then((r) => r.templates) : Promise.resolve([]),
+        ctx.can("inboxes:read")
+          ? ctx.invoke(listInboxes).then((r) => r.inboxes.filter((i) => i.status === "active"))
+          : Promise.resolve([]),
+        ctx.can("templates:read")
+          ? ctx.invoke(listTemplates, { query: { limit: 100, status: "active" } }).then((r) => r.templates)
+          : Promise.resolve([]),
       ])
     : [[], []];
   return (
     <>
-      <PageHeader title={list.name} description={list.description ?? undefined} actions={canWrite ? <DeleteAudienceButton audienceId={list.id} name={list.name} /> : null} />
+      <PageHeader
+        title={list.name}
+        description={list.description ?? undefined}
+        actions={canWrite ? <DeleteAudienceButton audienceId={list.id} name={list.name} /> : null}
+      />
       <div className="space-y-6">
         <p className="text-sm">
           <Link className="link" href="/audiences">
@@ -45,7 +85,11 @@ export default async function AudiencePage({ params, searchParams }: { params: P
         </Card>
         {canWrite ? (
           <Card title="Send broadcast">
-            <BroadcastForm audienceId={list.id} inboxes={inboxes.map((i) => ({ id: i.id, address: i.address }))} templates={templates.map((t) => ({ id: t.id, name: t.name, slug: t.slug }))} />
+            <BroadcastForm
+              audienceId={list.id}
+              inboxes={inboxes.map((i) => ({ id: i.id, address: i.address }))}
+              templates={templates.map((t) => ({ id: t.id, name: t.name, slug: t.slug }))}
+            />
           </Card>
         ) : null}
         {canWrite ? (
@@ -63,13 +107,24 @@ export default async function AudiencePage({ params, searchParams }: { params: P
           {!page.ok ? (
             <ErrorNotice>{page.message}</ErrorNotice>
           ) : page.data.members.length === 0 ? (
-            <EmptyState title={cursor ? "No more members" : "No members yet"} description={canWrite && !cursor ? "Add one above or import a CSV." : undefined} />
+            <EmptyState
+              title={cursor ? "No more members" : "No members yet"}
+              description={canWrite && !cursor ? "Add one above or import a CSV." : undefined}
+            />
           ) : (
             <>
               <Table head={["Email", "Name", "Status", "Source", "Added", ""]} caption="Members">
                 {page.data.members.map((m) => (
                   <tr key={m.id}>
-                    <Td className="break-all">{m.contactId ? <Link className="link" href={`/contacts/${m.contactId}`}>{m.email}</Link> : m.email}</Td>
+                    <Td className="break-all">
+                      {m.contactId ? (
+                        <Link className="link" href={`/contacts/${m.contactId}`}>
+                          {m.email}
+                        </Link>
+                      ) : (
+                        m.email
+                      )}
+                    </Td>
                     <Td>{m.name ?? "—"}</Td>
                     <Td>
                       <StatusBadge status={m.status} />
@@ -78,7 +133,9 @@ export default async function AudiencePage({ params, searchParams }: { params: P
                     <Td>
                       <Time value={m.createdAt} />
                     </Td>
-                    <Td>{canWrite ? <RemoveMemberButton audienceId={list.id} memberId={m.id} email={m.email} /> : null}</Td>
+                    <Td>
+                      {canWrite ? <RemoveMemberButton audienceId={list.id} memberId={m.id} email={m.email} /> : null}
+                    </Td>
                   </tr>
                 ))}
               </Table>

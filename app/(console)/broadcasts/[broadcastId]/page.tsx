@@ -22,7 +22,10 @@ export default async function BroadcastPage({ params }: { params: Promise<{ broa
   );
   return (
     <>
-      <PageHeader title="Broadcast" description="One message per active member, delivered in the background; this page follows the progress." />
+      <PageHeader
+        title="Broadcast"
+        description="One message per active member, delivered in the background; this page follows the progress."
+      />
       <div className="space-y-6">
         <p className="text-sm">
           <Link className="link" href={`/audiences/${broadcast.audienceId}`}>
@@ -30,13 +33,31 @@ export default async function BroadcastPage({ params }: { params: Promise<{ broa
           </Link>
         </p>
         <Card title="Progress">
-          <BroadcastProgress initial={{ id: broadcast.id, status: broadcast.status, counts: broadcast.counts, completedAt: broadcast.completedAt }} />
+          <BroadcastProgress
+            initial={{
+              id: broadcast.id,
+              status: broadcast.status,
+              counts: broadcast.counts,
+              completedAt: broadcast.completedAt,
+            }}
+          />
         </Card>
         <Card title="Details">
           <Details
             items={[
               ["Id", <Mono key="i">{broadcast.id}</Mono>],
-              ["Template", broadcast.template ? <Link key="t" className="link" href={`/templates/${broadcast.template.id}`}>{`version ${broadcast.template.version}`}</Link> : "—"],
+              [
+                "Template",
+                broadcast.template ? (
+                  <Link
+                    key="t"
+                    className="link"
+                    href={`/templates/${broadcast.template.id}`}
+                  >{`version ${broadcast.template.version}`}</Link>
+                ) : (
+                  "—"
+                ),
+              ],
               ["Queued", <Time key="q" value={broadcast.createdAt} />],
               ["Completed", broadcast.completedAt ? <Time key="c" value={broadcast.completedAt} /> : "not yet"],
             ]}

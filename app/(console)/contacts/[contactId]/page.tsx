@@ -1,7 +1,25 @@
 import Link from "next/link";
-import { AddHandleForm, DeleteContactButton, EditContactForm, HandleActions } from "@/components/console/contacts/contacts";
+import {
+  AddHandleForm,
+  DeleteContactButton,
+  EditContactForm,
+  HandleActions,
+} from "@/components/console/contacts/contacts";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
-import { Badge, Card, DeliveryStatusBadge, Details, EmptyState, Mono, NoAccess, PageHeader, Pager, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  DeliveryStatusBadge,
+  Details,
+  EmptyState,
+  Mono,
+  NoAccess,
+  PageHeader,
+  Pager,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { PAGE_SIZE, pagerLinks, param, readList, readOne, type SearchParams } from "@/lib/console/pages";
 import { getContact, listContactMessages } from "@/lib/contacts/operations";
@@ -9,7 +27,13 @@ import { getContact, listContactMessages } from "@/lib/contacts/operations";
 export const metadata = { title: "Contact — svc console" };
 
 /** A contact: details (name, alias and info editable), handles (add, remove, primary per channel) and the messages to and from them. */
-export default async function ContactPage({ params, searchParams }: { params: Promise<{ contactId: string }>; searchParams: Promise<SearchParams> }) {
+export default async function ContactPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ contactId: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const ctx = await getConsole();
   if (!ctx.can("contacts:read")) return <NoAccess title="Contact" what="contacts" />;
   const { contactId } = await params;
@@ -19,14 +43,31 @@ export default async function ContactPage({ params, searchParams }: { params: Pr
   const canWrite = ctx.can("contacts:write");
   const cursor = param(sp, "cursor");
   const history = ctx.can("messages:read")
-    ? await readList(() => ctx.invoke(listContactMessages, { params: { contactRef: contact.id }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }))
+    ? await readList(() =>
+        ctx.invoke(listContactMessages, {
+          params: { contactRef: contact.id },
+          query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+        }),
+      )
     : null;
   return (
     <>
       <PageHeader
         title={contact.displayName}
-        description={contact.alias ? <>Address them as <Mono>@{contact.alias}</Mono> or <Mono>contact:{contact.id}</Mono> in a send.</> : <>Address them as <Mono>contact:{contact.id}</Mono> in a send.</>}
-        actions={canWrite && !contact.isSelf ? <DeleteContactButton contactId={contact.id} name={contact.displayName} /> : null}
+        description={
+          contact.alias ? (
+            <>
+              Address them as <Mono>@{contact.alias}</Mono> or <Mono>contact:{contact.id}</Mono> in a send.
+            </>
+          ) : (
+            <>
+              Address them as <Mono>contact:{contact.id}</Mono> in a send.
+            </>
+          )
+        }
+        actions={
+          canWrite && !contact.isSelf ? <DeleteContactButton contactId={contact.id} name={contact.displayName} /> : null
+        }
       />
       <div className="space-y-6">
         <p className="text-sm">
@@ -53,7 +94,9 @@ export default async function ContactPage({ params, searchParams }: { params: Pr
         <Card title="Handles">
           <div className="space-y-4">
             {handles.length === 0 ? (
-              <p className="text-sm text-zinc-600 dark:text-zinc-400">No handles yet: a send to this contact needs one for its channel.</p>
+              <p className="text-sm text-zinc-600 dark:text-zinc-400">
+                No handles yet: a send to this contact needs one for its channel.
+              </p>
             ) : (
               <Table head={["Channel", "Handle", "Label", "Primary", ""]} caption="Handles">
                 {handles.map((h) => (
@@ -62,7 +105,11 @@ export default async function ContactPage({ params, searchParams }: { params: Pr
                     <Td className="break-all">{h.value}</Td>
                     <Td>{h.label ?? "—"}</Td>
                     <Td>{h.isPrimary ? <Badge tone="green">primary</Badge> : "—"}</Td>
-                    <Td>{canWrite ? <HandleActions contactId={contact.id} handleId={h.id} value={h.value} isPrimary={h.isPrimary} /> : null}</Td>
+                    <Td>
+                      {canWrite ? (
+                        <HandleActions contactId={contact.id} handleId={h.id} value={h.value} isPrimary={h.isPrimary} />
+                      ) : null}
+                    </Td>
                   </tr>
                 ))}
               </Table>
@@ -76,10 +123,16 @@ export default async function ContactPage({ params, searchParams }: { params: Pr
           ) : !history.ok ? (
             <p className="text-sm">{history.message}</p>
           ) : history.data.messages.length === 0 ? (
-            <EmptyState title="No messages yet" description="Messages from or to this contact's email and a2a handles appear here." />
+            <EmptyState
+              title="No messages yet"
+              description="Messages from or to this contact's email and a2a handles appear here."
+            />
           ) : (
             <>
-              <Table head={["Subject", "Status", "From", "To", "Direction", "Created"]} caption="Messages with this contact">
+              <Table
+                head={["Subject", "Status", "From", "To", "Direction", "Created"]}
+                caption="Messages with this contact"
+              >
                 {history.data.messages.map((m) => (
                   <tr key={m.id}>
                     <Td className="max-w-xs">

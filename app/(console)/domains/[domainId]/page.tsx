@@ -13,7 +13,9 @@ export default async function DomainPage({ params }: { params: Promise<{ domainI
   if (!ctx.can("domains:read")) {
     return <NoAccess title="Domain" what="domains" />;
   }
-  const { domain } = await readOne((await params).domainId, (domainId) => ctx.invoke(getDomain, { params: { domainId } }));
+  const { domain } = await readOne((await params).domainId, (domainId) =>
+    ctx.invoke(getDomain, { params: { domainId } }),
+  );
   return (
     <>
       <p className="mb-2 text-sm">
@@ -21,7 +23,14 @@ export default async function DomainPage({ params }: { params: Promise<{ domainI
           ← Domains
         </Link>
       </p>
-      <PageHeader title={domain.name} description={domain.isShared ? "The shared domain: always verified, read-only." : "Publish the records below, then check DNS to verify the domain."} />
+      <PageHeader
+        title={domain.name}
+        description={
+          domain.isShared
+            ? "The shared domain: always verified, read-only."
+            : "Publish the records below, then check DNS to verify the domain."
+        }
+      />
       <DomainDns domain={domain} canWrite={ctx.can("domains:write")} />
     </>
   );

@@ -3,7 +3,20 @@ import { CopyButton } from "@/components/console/copy-button";
 import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/console/messaging/inbox-forms";
 import { readOne } from "@/lib/console/pages";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
-import { Badge, Card, DeliveryStatusBadge, Details, EmptyState, Mono, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  DeliveryStatusBadge,
+  Details,
+  EmptyState,
+  Mono,
+  NoAccess,
+  PageHeader,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
 import { listMessages } from "@/lib/messages/operations";
@@ -22,7 +35,9 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
   const { inboxId } = await params;
   const { inbox } = await readOne(inboxId, (id) => ctx.invoke(getInbox, { params: { inboxId: id } }));
   const deleted = inbox.status === "deleted";
-  const recent = ctx.can("messages:read") ? (await ctx.invoke(listMessages, { query: { inboxId: inbox.id, limit: RECENT } })).messages : null;
+  const recent = ctx.can("messages:read")
+    ? (await ctx.invoke(listMessages, { query: { inboxId: inbox.id, limit: RECENT } })).messages
+    : null;
   return (
     <>
       <PageHeader
@@ -65,7 +80,10 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
               <EmptyState title="No messages yet" description="Messages this inbox sends or receives appear here." />
             ) : (
               <>
-                <Table head={["Subject", "Status", "From", "To", "Created"]} caption={`Recent messages of ${inbox.address}`}>
+                <Table
+                  head={["Subject", "Status", "From", "To", "Created"]}
+                  caption={`Recent messages of ${inbox.address}`}
+                >
                   {recent.map((m) => (
                     <tr key={m.id}>
                       <Td className="max-w-xs">
@@ -100,7 +118,8 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
               <ComposeForm inboxId={inbox.id} from={inbox.address} />
             ) : (
               <p className="text-sm text-zinc-700 dark:text-zinc-300">
-                This inbox is {inbox.status}; it neither sends nor receives.{inbox.status === "paused" ? " Resume it in the settings to send." : ""}
+                This inbox is {inbox.status}; it neither sends nor receives.
+                {inbox.status === "paused" ? " Resume it in the settings to send." : ""}
               </p>
             )}
           </Card>
@@ -109,10 +128,22 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
         {ctx.can("inboxes:write") && !deleted ? (
           <>
             <Card title="Settings">
-              <InboxSettingsForm inbox={{ id: inbox.id, displayName: inbox.displayName, mode: inbox.mode, agent: inbox.agent, status: inbox.status, updatedAt: inbox.updatedAt }} />
+              <InboxSettingsForm
+                inbox={{
+                  id: inbox.id,
+                  displayName: inbox.displayName,
+                  mode: inbox.mode,
+                  agent: inbox.agent,
+                  status: inbox.status,
+                  updatedAt: inbox.updatedAt,
+                }}
+              />
             </Card>
             <Card title="Delete inbox" className="border-red-300 dark:border-red-900">
-              <p className="mb-4 text-sm">The inbox stops sending and receiving, and its address cannot be used again. Its threads and messages stay readable.</p>
+              <p className="mb-4 text-sm">
+                The inbox stops sending and receiving, and its address cannot be used again. Its threads and messages
+                stay readable.
+              </p>
               <DeleteInboxForm inboxId={inbox.id} address={inbox.address} />
             </Card>
           </>

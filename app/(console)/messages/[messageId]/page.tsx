@@ -4,7 +4,20 @@ import { AttachmentList } from "@/components/console/messaging/attachments";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { MessageBody } from "@/components/console/messaging/message-body";
 import { readOne } from "@/lib/console/pages";
-import { Badge, Card, Details, EmptyState, Mono, DeliveryStatusBadge, NoAccess, PageHeader, Table, Td, Time, type Tone } from "@/components/console/ui";
+import {
+  Badge,
+  Card,
+  Details,
+  EmptyState,
+  Mono,
+  DeliveryStatusBadge,
+  NoAccess,
+  PageHeader,
+  Table,
+  Td,
+  Time,
+  type Tone,
+} from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
 import { outboundEventSchema } from "@/lib/messages/contracts";
@@ -17,13 +30,25 @@ function eventDetails(event: unknown): string {
   const parsed = outboundEventSchema.safeParse(event);
   if (!parsed.success) return "—";
   const e = parsed.data;
-  const parts = [e.bounceType && `${e.bounceType} bounce${e.bounceSubType ? ` (${e.bounceSubType})` : ""}`, e.diagnosticCode, e.complaintFeedbackType && `feedback: ${e.complaintFeedbackType}`, e.complaintUserAgent];
+  const parts = [
+    e.bounceType && `${e.bounceType} bounce${e.bounceSubType ? ` (${e.bounceSubType})` : ""}`,
+    e.diagnosticCode,
+    e.complaintFeedbackType && `feedback: ${e.complaintFeedbackType}`,
+    e.complaintUserAgent,
+  ];
   const text = parts.filter((p): p is string => Boolean(p)).join("; ");
   return text === "" ? "—" : text;
 }
 
 /** The tone of a provider event type (the type itself is always shown as text). */
-const EVENT_TONES: Record<string, Tone> = { Delivery: "green", Bounce: "red", Complaint: "red", Reject: "red", RenderingFailure: "red", DeliveryDelay: "yellow" };
+const EVENT_TONES: Record<string, Tone> = {
+  Delivery: "green",
+  Bounce: "red",
+  Complaint: "red",
+  Reject: "red",
+  RenderingFailure: "red",
+  DeliveryDelay: "yellow",
+};
 
 /** One message: its headers, body, attachments and delivery events. */
 export default async function MessagePage({ params }: { params: Promise<{ messageId: string }> }) {
@@ -32,7 +57,12 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
     return <NoAccess title="Message" what="messages" />;
   }
   const { messageId } = await params;
-  const [{ message: m }, { events }] = await readOne(messageId, (messageId) => Promise.all([ctx.invoke(getMessage, { params: { messageId } }), ctx.invoke(listMessageEvents, { params: { messageId } })]));
+  const [{ message: m }, { events }] = await readOne(messageId, (messageId) =>
+    Promise.all([
+      ctx.invoke(getMessage, { params: { messageId } }),
+      ctx.invoke(listMessageEvents, { params: { messageId } }),
+    ]),
+  );
   const { inbox } = await ctx.invoke(getInbox, { params: { inboxId: m.inboxId } });
   const sender = formatSender(m.from);
 
@@ -59,17 +89,40 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
               ["Status", <DeliveryStatusBadge key="s" status={m.deliveryStatus} />],
               ["From", sender],
               ...(m.contactId && ctx.can("contacts:read")
-                ? [["Contact", <Link key="ct" className="link" href={`/contacts/${m.contactId}`}>Open the {m.direction === "inbound" ? "sender's" : "recipient's"} contact</Link>] as [string, ReactNode]]
+                ? [
+                    [
+                      "Contact",
+                      <Link key="ct" className="link" href={`/contacts/${m.contactId}`}>
+                        Open the {m.direction === "inbound" ? "sender's" : "recipient's"} contact
+                      </Link>,
+                    ] as [string, ReactNode],
+                  ]
                 : []),
               ["To", formatAddresses(m.to)],
               ...(m.cc.length > 0 ? [["Cc", formatAddresses(m.cc)] as [string, string]] : []),
               ...(m.bcc.length > 0 ? [["Bcc", formatAddresses(m.bcc)] as [string, string]] : []),
-              ["Direction", <Badge key="d" tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>],
+              [
+                "Direction",
+                <Badge key="d" tone={m.direction === "inbound" ? "blue" : "gray"}>
+                  {m.direction}
+                </Badge>,
+              ],
               ["Channel", m.channel],
-              ["Inbox", ctx.can("inboxes:read") ? <Link key="i" className="link" href={`/inboxes/${inbox.id}`}>{inbox.address}</Link> : inbox.address],
+              [
+                "Inbox",
+                ctx.can("inboxes:read") ? (
+                  <Link key="i" className="link" href={`/inboxes/${inbox.id}`}>
+                    {inbox.address}
+                  </Link>
+                ) : (
+                  inbox.address
+                ),
+              ],
               ["Created", <Time key="c" value={m.createdAt} />],
               ["Received", <Time key="r" value={m.receivedAt} />],
-              ...(m.scheduledAt ? [["Scheduled for", <Time key="sa" value={m.scheduledAt} />] as [string, ReactNode]] : []),
+              ...(m.scheduledAt
+                ? [["Scheduled for", <Time key="sa" value={m.scheduledAt} />] as [string, ReactNode]]
+                : []),
               ["Message-ID", <Mono key="mid">{m.messageId}</Mono>],
               ["In-Reply-To", m.inReplyTo ? <Mono key="irt">{m.inReplyTo}</Mono> : "—"],
               ["Id", <Mono key="id">{m.id}</Mono>],
@@ -84,7 +137,14 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
 
         <Card title="Delivery events">
           {events.length === 0 ? (
-            <EmptyState title="No delivery events" description={m.direction === "inbound" ? "Delivery events are recorded for outbound messages." : "The provider has not reported an outcome yet."} />
+            <EmptyState
+              title="No delivery events"
+              description={
+                m.direction === "inbound"
+                  ? "Delivery events are recorded for outbound messages."
+                  : "The provider has not reported an outcome yet."
+              }
+            />
           ) : (
             <Table head={["Event", "Recipient", "When", "Details"]} caption="Delivery events">
               {events.map((e) => (

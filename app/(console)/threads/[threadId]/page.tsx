@@ -57,7 +57,9 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
                 {inbox.address} is {inbox.status}; it cannot send a reply.
               </p>
             ) : replyTo.length === 0 ? (
-              <p className="text-sm text-zinc-700 dark:text-zinc-300">The latest message has no recipient to reply to.</p>
+              <p className="text-sm text-zinc-700 dark:text-zinc-300">
+                The latest message has no recipient to reply to.
+              </p>
             ) : (
               <ReplyForm threadId={thread.id} from={inbox.address} to={formatAddresses(replyTo)} />
             )}

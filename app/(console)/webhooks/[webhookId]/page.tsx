@@ -17,7 +17,10 @@ export default async function WebhookPage({ params }: { params: Promise<{ webhoo
     return <NoAccess title="Webhook" what="webhooks" />;
   }
   const initial = await readOne((await params).webhookId, async (id) => {
-    const [{ webhook }, log] = await Promise.all([ctx.invoke(getWebhook, { params: { webhookId: id } }), ctx.invoke(listWebhookDeliveries, { params: { webhookId: id }, query: { limit: DELIVERY_LOG_SIZE } })]);
+    const [{ webhook }, log] = await Promise.all([
+      ctx.invoke(getWebhook, { params: { webhookId: id } }),
+      ctx.invoke(listWebhookDeliveries, { params: { webhookId: id }, query: { limit: DELIVERY_LOG_SIZE } }),
+    ]);
     return { webhook, deliveries: log.data, hasMore: log.pagination.hasMore };
   });
   return (
@@ -28,7 +31,13 @@ export default async function WebhookPage({ params }: { params: Promise<{ webhoo
         </Link>
       </p>
       <PageHeader title={initial.webhook.label ?? "Webhook endpoint"} description={initial.webhook.url} />
-      <WebhookLive initial={initial} canWrite={ctx.can("webhooks:write")} breakerThreshold={env.WEBHOOK_BREAKER_THRESHOLD} eventTypeCount={EVENT_TYPES.length} rotationHours={env.WEBHOOK_ROTATION_WINDOW_HOURS} />
+      <WebhookLive
+        initial={initial}
+        canWrite={ctx.can("webhooks:write")}
+        breakerThreshold={env.WEBHOOK_BREAKER_THRESHOLD}
+        eventTypeCount={EVENT_TYPES.length}
+        rotationHours={env.WEBHOOK_ROTATION_WINDOW_HOURS}
+      />
     </>
   );
 }

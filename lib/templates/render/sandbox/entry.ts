@@ -20,7 +20,8 @@ for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) {
   delete (globalThis as Record<string, unknown>)[name];
 }
 
-const DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
+const DOCTYPE =
+  '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
 
 // Captured before any template runs, so a template that replaces them cannot change what the host sees.
 /* eslint-disable @typescript-eslint/unbound-method -- called through Reflect.apply with their receiver */
@@ -79,10 +80,17 @@ const modules: Record<string, unknown> = {
 
 function requireAllowed(name: unknown): unknown {
   if (typeof name === "string" && apply(hasOwn, modules, [name])) return modules[name];
-  throw new SandboxError("import_not_allowed", `import of "${String(name)}" is not allowed; templates may import only react and @react-email/components`);
+  throw new SandboxError(
+    "import_not_allowed",
+    `import of "${String(name)}" is not allowed; templates may import only react and @react-email/components`,
+  );
 }
 
-type Factory = (module: { exports: Record<string, unknown> }, exports: Record<string, unknown>, require: (name: unknown) => unknown) => void;
+type Factory = (
+  module: { exports: Record<string, unknown> },
+  exports: Record<string, unknown>,
+  require: (name: unknown) => unknown,
+) => void;
 
 const defined = new Map<string, unknown>();
 
@@ -100,7 +108,10 @@ const svc = {
     const exported = module.exports;
     const component = exported && typeof exported === "object" && "default" in exported ? exported.default : exported;
     if (!isComponent(component)) {
-      throw new SandboxError("invalid_export", "the template must export a React component as its default export (export default function Email(props) { … })");
+      throw new SandboxError(
+        "invalid_export",
+        "the template must export a React component as its default export (export default function Email(props) { … })",
+      );
     }
     apply(mapSet, defined, [id, component]);
   },
@@ -115,7 +126,10 @@ const svc = {
     const markup: unknown = renderToString(createElement(component, props));
     if (typeof markup !== "string") throw new SandboxError("render_error", "the renderer returned no markup");
     if (markup.length > maxChars) {
-      throw new SandboxError("output_too_large", `the rendered HTML has ${markup.length} characters; the limit is ${maxChars}`);
+      throw new SandboxError(
+        "output_too_large",
+        `the rendered HTML has ${markup.length} characters; the limit is ${maxChars}`,
+      );
     }
     return DOCTYPE + (apply(stringReplace, markup, [/<!DOCTYPE.*?>/, ""]) as string);
   },
@@ -123,5 +137,9 @@ const svc = {
 
 // Templates may log while they are written; the output goes nowhere.
 const noop = () => undefined;
-defineProperty(globalThis, "console", { value: freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop }), writable: false, configurable: false });
+defineProperty(globalThis, "console", {
+  value: freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop }),
+  writable: false,
+  configurable: false,
+});
 defineProperty(globalThis, "__svc", { value: freeze(svc), writable: false, configurable: false, enumerable: false });
