@@ -1,5 +1,27 @@
+import { readdirSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+// The channel ids: one folder per channel in lib/channels (tests/channels.test.ts checks they are
+// the registry's CHANNEL_DEFINITIONS). Outside lib/channels no code names one.
+const CHANNEL_IDS = readdirSync(`${import.meta.dirname}/lib/channels`, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+const NOT_FORM_FIELDS = [
+  ":not(CallExpression[callee.name=/^(inputRules|text)$/] > Literal)",
+  ":not(CallExpression[callee.property.name='fieldError'] > Literal)",
+  ":not(BinaryExpression[left.property.name='format'] > Literal)",
+].join("");
+const PROCESS_ENV = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: "Read configuration from `@/lib/env` (the typed environment), not process.env.",
+};
+const NEXT_ONLY_IN_ADAPTERS = [
+  {
+    group: ["next", "next/*", "next-auth", "next-auth/*"],
+    message: "lib/core and the domains are transport-free; adapters (lib/http, lib/console) use Next.js.",
+  },
+];
 
 export default tseslint.config(
   {
@@ -23,13 +45,7 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: "Read configuration from `@/lib/env` (the typed environment), not process.env.",
-        },
-      ],
+      "no-restricted-syntax": ["error", PROCESS_ENV],
     },
   },
   {
@@ -77,12 +93,7 @@ export default tseslint.config(
               message: "lib/core and the domains never see HTTP types; adapters (lib/http, lib/console) do.",
             },
           ],
-          patterns: [
-            {
-              group: ["next", "next/*", "next-auth", "next-auth/*"],
-              message: "lib/core and the domains are transport-free; adapters (lib/http, lib/console) use Next.js.",
-            },
-          ],
+          patterns: NEXT_ONLY_IN_ADAPTERS,
         },
       ],
       "@typescript-eslint/no-restricted-types": [
@@ -106,6 +117,64 @@ export default tseslint.config(
     },
   },
   {
+    // One list of channels (docs/ARCHITECTURE.md, "Channels"): outside lib/channels nothing
+    // branches on a channel id. A string equal to one is refused (derive from the registry:
+    // CHANNEL_DEFINITIONS, INBOX_ADDRESS_CHANNEL, an adapter's handleKinds, …). Not channel ids: JSX
+    // attribute values and type literals (`name="email"` is a form field), the console's form-field
+    // helpers' field names (`inputRules(body, "email")`, `fieldError("email")`, `text("email")`) and
+    // JSON Schema's `format` (`s.format === "email"`).
+    files: [
+      "lib/messages/**/*.ts",
+      "lib/inboxes/**/*.ts",
+      "lib/contacts/**/*.ts",
+      "lib/audiences/**/*.ts",
+      "components/**/*.ts",
+      "components/**/*.tsx",
+      "app/**/*.ts",
+      "app/**/*.tsx",
+    ],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        PROCESS_ENV,
+        {
+          selector: `Literal[value=/^(${CHANNEL_IDS.join("|")})$/]:not(JSXAttribute > Literal):not(TSLiteralType > Literal)${NOT_FORM_FIELDS}`,
+          message:
+            "A channel id outside lib/channels: derive it from the channel registry (lib/channels/definitions.ts, lib/channels/index.ts).",
+        },
+        {
+          selector: `TemplateElement[value.cooked=/^(${CHANNEL_IDS.join("|")})$/]`,
+          message: "A channel id outside lib/channels: derive it from the channel registry.",
+        },
+      ],
+    },
+  },
+  {
+    // The message pipeline sees channels only through the port and the registry, never a channel's folder.
+    files: ["lib/messages/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "next/server",
+              message: "lib/core and the domains never see HTTP types; adapters (lib/http, lib/console) do.",
+            },
+          ],
+          patterns: [
+            ...NEXT_ONLY_IN_ADAPTERS,
+            {
+              regex: `^(@/lib/channels/|\\.\\./\\.\\./channels/|\\.\\./channels/)(${CHANNEL_IDS.join("|")})(/|$)`,
+              message:
+                "lib/messages never imports a channel's folder: use the port (lib/channels/port.ts) and the registry (lib/channels).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // A domain's contracts are client-safe: zod, the core, other contracts, and plain constants
     // (scopes, IP syntax, the enum values that live beside their tables in db/schema, the channel
     // registry's definitions: ids and public metadata schemas).
@@ -117,7 +186,7 @@ export default tseslint.config(
           patterns: [
             {
               regex:
-                "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|lib/channels/definitions$|db/schema/[\\w-]+$)",
+                "^@/(?!lib/core/|lib/[\\w-]+/contracts$|lib/auth/scopes$|lib/auth/ip$|lib/channels/definitions$|lib/channels/fields$|db/schema/[\\w-]+$)",
               message:
                 "contracts.ts may import only zod, lib/core/*, other contracts.ts and enum constants (services and db clients stay out).",
             },

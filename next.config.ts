@@ -12,6 +12,9 @@ const nextConfig: NextConfig = {
     "quickjs-emscripten",
     "undici",
     "@modelcontextprotocol/sdk",
+    // pdf.js (letter verification, lib/letters/pdf.ts) loads its worker module by a path beside its own
+    // file: bundled, that file is missing from .next and every verify, preview and send fails.
+    "pdfjs-dist",
   ],
   poweredByHeader: false,
   // The console must not be framed by other sites (clickjacking on Revoke, Delete, ...). The CSP is
@@ -33,6 +36,9 @@ const nextConfig: NextConfig = {
     // Server bundles keep their function names, so CPU profiles of the production server
     // (`node --cpu-prof`, README "Benchmarks") name the app's functions.
     serverMinification: false,
+    // server.ts loads every route before it listens (awaited), instead of Next doing it in the
+    // background while the first requests are served.
+    preloadEntriesOnStart: false,
   },
 };
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_DIR, E2E_PORT, OUTBOX_DIR, SHARED_DOMAIN } from "./e2e/env";
+import { E2E_DIR, E2E_PORT, E2E_TELEGRAM_PORT, OUTBOX_DIR, SHARED_DOMAIN } from "./e2e/env";
 
 /**
  * The console's end-to-end suite: the built app (`next build` first) served by `server.ts` in
@@ -15,7 +15,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 60_000,
+  // A loaded 2-core machine ran one axe pass of a long journey past 60 s; the budget is per test.
+  timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
@@ -85,6 +86,10 @@ export default defineConfig({
       SMTP_PORT: "0",
       WEBHOOK_ALLOW_LOOPBACK_HTTP: "true",
       LOG_LEVEL: "warn",
+      // The Bot API fake connections.spec.ts starts on this port (unreachable otherwise: a connect is 502).
+      TELEGRAM_API_ROOT: `http://127.0.0.1:${E2E_TELEGRAM_PORT}`,
+      // Test letters move only when letters.spec.ts moves them ("Progress one step"): the simulated clock waits an hour.
+      LETTER_SIM_STEP_MS: "3600000",
     },
   },
 });

@@ -85,6 +85,22 @@ if (dir) control = await startControlServer(dir);
 const app = next({ dev, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const nextHandler = app.getRequestHandler();
+// In production every route module is loaded before the server listens (next.config.ts turns off
+// Next's own preload, which runs in the background after start): otherwise the first seconds of
+// traffic share the thread with compiling a few hundred modules, and a load balancer that sees
+// `/healthz` answer sends requests to a server that is not ready.
+if (!dev) {
+  const started = Date.now();
+  try {
+    // `next()` in a custom server wraps the NextServer whose NextNodeServer owns the preload.
+    type NodeServer = { unstable_preloadEntries(): Promise<void> };
+    const wrapper = (app as unknown as { server: { getServer(): Promise<NodeServer> } }).server;
+    await (await wrapper.getServer()).unstable_preloadEntries();
+    log.info("routes loaded", { ms: Date.now() - started });
+  } catch (err) {
+    log.warn("route preload failed: routes load on first use", errorFields(err));
+  }
+}
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const forwarded = req.headers["x-forwarded-for"];
@@ -140,6 +156,13 @@ await startOutboxRelay().catch((err: unknown) => log.error("outbox relay failed 
 await startWebhookDispatcher().catch((err: unknown) =>
   log.error("webhook dispatcher failed to start", errorFields(err)),
 );
+// The simulated carrier's clock is in the database: callbacks that fell due while no process ran
+// (a call ringing when the last process died) are posted now, the rest on its timer. Not awaited:
+// they are posted to this server, which listens shortly (one refused is tried again).
+if (!env.TWILIO_ACCOUNT_SID)
+  void import("./lib/providers/telephony/simulated")
+    .then((m) => m.startSimulatedCarrier())
+    .catch((err: unknown) => log.error("simulated carrier failed to resume", errorFields(err)));
 // Residency: publish the subprocessor list the configuration implies (a change is a new version
 // and subprocessor.changed for every organization).
 await import("./lib/compliance/residency")

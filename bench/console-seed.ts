@@ -36,19 +36,17 @@ for (let offset = 0; offset < ROWS; offset += 1000) {
     const at = new Date(start + n * 60_000);
     return { threadId: uuidv7(), messageId: uuidv7(), n, at };
   });
-  await db
-    .insert(threads)
-    .values(
-      batch.map((b) => ({
-        id: b.threadId,
-        orgId: organization.id,
-        inboxId: inbox.id,
-        subject: `Bench thread ${b.n}`,
-        messageCount: 1,
-        lastMessageAt: b.at,
-        createdAt: b.at,
-      })),
-    );
+  await db.insert(threads).values(
+    batch.map((b) => ({
+      id: b.threadId,
+      orgId: organization.id,
+      inboxId: inbox.id,
+      subject: `Bench thread ${b.n}`,
+      messageCount: 1,
+      lastMessageAt: b.at,
+      createdAt: b.at,
+    })),
+  );
   await db.insert(messages).values(
     batch.map((b) => ({
       id: b.messageId,

@@ -27,19 +27,27 @@ export function backendEnv(backend: Backend, dataDir: string): NodeJS.ProcessEnv
 
 export interface RunningServer {
   url: string;
+  /** The server process's id (for its CPU time in `/proc/<pid>/stat`). */
+  pid: number;
   env: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
 /** Starts `server.ts` (production build); `APP_PROCESSES` in `extraEnv` runs it as a cluster, ready when every worker listens. */
-export async function startServer(backend: Backend, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(
+  backend: Backend,
+  extraEnv: Record<string, string> = {},
+  /** The tree to run (a copy of this one at another commit, built, to compare two versions in one run). */
+  root: string = ROOT,
+): Promise<RunningServer> {
   const processes = Number(extraEnv.APP_PROCESSES ?? 1);
-  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("Build the app first: npm run build");
+  if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")))
+    throw new Error(`Build the app first: npm run build (in ${root})`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
   const env = backendEnv(backend, path.join(dataDir, "pglite"));
   const port = 3400 + Math.floor(Math.random() * 500);
   const child: ChildProcess = spawn(NODE, [...TS, "server.ts"], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...env,
       SMTP_PORT: "0",
@@ -54,7 +62,7 @@ export async function startServer(backend: Backend, extraEnv: Record<string, str
   });
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.split('"msg":"server listening"').length > processes) {
@@ -68,6 +76,7 @@ export async function startServer(backend: Backend, extraEnv: Record<string, str
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     env: { ...env, PGLITE_DIR: path.join(dataDir, "pglite") },
     stop: async () => {
       child.kill("SIGTERM");

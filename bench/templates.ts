@@ -10,11 +10,14 @@
  * Rows:
  *   first render   the process's first render: esbuild builds the runtime, the worker starts,
  *                  WebAssembly compiles, the runtime loads, the template compiles and renders (once)
- *   cold context   a new tenant each time: runtime load into a fresh context + module + render
- *   cold module    a warm context, a new template source each time: esbuild compile + module + render
- *   warm           the same template, new props each time (the cached path of a send)
+ *   cold context   a stored version of a new tenant each time: runtime load into a fresh context
+ *                  (sealed: API removed, intrinsics frozen) + module + render
+ *   cold module    a warm context, a new stored source each time: esbuild compile + module + render
+ *   warm           a stored version, new props each time (the cached path of a send)
  *   warm + text    warm, plus the plain-text part (html-to-text in the worker)
- *   throughput     warm renders from 8 concurrent callers over all workers
+ *   throwaway      the same source as a draft preview or a send's inline `react`: a fresh context
+ *                  per render, disposed after it (what "a fresh context per render" costs every render)
+ *   throughput     warm renders from 8 concurrent callers (8 organizations) over all workers
  */
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -71,37 +74,58 @@ async function engine(name: "quickjs" | "isolated-vm"): Promise<void> {
   const { createRenderer, renderReact } = await import("@/lib/templates/render");
   const pool = createRenderer({ engine: name, workers: 2 });
   try {
-    const first = await time(() => renderReact({ tenant: "org:first", source, props: props(0), text: false }, pool));
+    const first = await time(() =>
+      renderReact({ tenant: "org:first", source, props: props(0), text: false, stored: true }, pool),
+    );
     console.log(`${name.padEnd(12)} ${"first render".padEnd(14)} ${ms(first)}`);
     const cold: number[] = [];
     for (let i = 0; i < COLD; i++)
-      cold.push(await time(() => renderReact({ tenant: `org:cold-${i}`, source, props: props(i), text: false }, pool)));
+      cold.push(
+        await time(() =>
+          renderReact({ tenant: `org:cold-${i}`, source, props: props(i), text: false, stored: true }, pool),
+        ),
+      );
     row(name, "cold context", cold);
     const module: number[] = [];
     for (let i = 0; i < COLD * 2; i++) {
       const variant = `${source}\n// variant ${i}\n`;
       module.push(
-        await time(() => renderReact({ tenant: "org:first", source: variant, props: props(i), text: false }, pool)),
+        await time(() =>
+          renderReact({ tenant: "org:first", source: variant, props: props(i), text: false, stored: true }, pool),
+        ),
       );
     }
     row(name, "cold module", module);
-    for (let i = 0; i < 50; i++) await renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool);
+    for (let i = 0; i < 50; i++)
+      await renderReact({ tenant: "org:first", source, props: props(i), text: false, stored: true }, pool);
     const warm: number[] = [];
     for (let i = 0; i < WARM; i++)
-      warm.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool)));
+      warm.push(
+        await time(() =>
+          renderReact({ tenant: "org:first", source, props: props(i), text: false, stored: true }, pool),
+        ),
+      );
     row(name, "warm", warm);
     const text: number[] = [];
     for (let i = 0; i < WARM / 2; i++)
-      text.push(await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: true }, pool)));
+      text.push(
+        await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: true, stored: true }, pool)),
+      );
     row(name, "warm + text", text);
+    const throwaway: number[] = [];
+    for (let i = 0; i < COLD; i++)
+      throwaway.push(
+        await time(() => renderReact({ tenant: "org:first", source, props: props(i), text: false }, pool)),
+      );
+    row(name, "throwaway", throwaway);
     for (let t = 0; t < 8; t++)
-      await renderReact({ tenant: `org:tp-${t}`, source, props: props(t), text: false }, pool);
+      await renderReact({ tenant: `org:tp-${t}`, source, props: props(t), text: false, stored: true }, pool);
     const started = performance.now();
     let done = 0;
     await Promise.all(
       Array.from({ length: 8 }, async (_, t) => {
         for (let i = 0; i < WARM / 4; i++) {
-          await renderReact({ tenant: `org:tp-${t}`, source, props: props(i), text: false }, pool);
+          await renderReact({ tenant: `org:tp-${t}`, source, props: props(i), text: false, stored: true }, pool);
           done++;
         }
       }),

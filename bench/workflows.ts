@@ -1,7 +1,10 @@
 /**
  * Workflow benchmark: a three-step function run by the embedded executor through the SDK's real
- * `serve()` over HTTP. Sends BENCH_RUNS events (default 1,000) and reports runs completed per second
- * and p50/p99 latency from `send()` to the run's completion, on PGlite and on PostgreSQL.
+ * `serve()`. Sends BENCH_RUNS events (default 1,000) and reports runs completed per second and
+ * p50/p99 latency from `send()` to the run's completion, on PGlite and on PostgreSQL, for each of
+ * BENCH_TRANSPORTS: `in-process` (the default executor: serve() handed the signed request in this
+ * process, steps checkpointed), `no-checkpoint` (the same with the SDK's checkpointing off: one
+ * call per step) and `http` (calls over loopback HTTP, checkpointing on).
  *
  *   npm run bench:workflows            # BENCH_RUNS=1000 WORKFLOW_WORKERS=4
  */
@@ -19,11 +22,14 @@ async function measure(): Promise<void> {
   const { wfRuns } = await import("@/db/schema");
   const { startHarness } = await import("../tests/workflows/harness");
   const transport = process.env.BENCH_TRANSPORT === "http" ? "http" : "auto";
+  // `no-checkpoint`: in-process, with the SDK's checkpointing off (one call per step, as before it).
+  const checkpointing = process.env.BENCH_TRANSPORT !== "no-checkpoint";
   const h = await startHarness({
     workers: Number(process.env.WORKFLOW_WORKERS ?? 4),
     retryBaseMs: 1000,
     pollMs: 200,
     transport,
+    checkpointing,
   });
   const fn = h.client.createFunction(
     { id: "three-steps", triggers: [{ event: "bench/go" }] },
@@ -66,7 +72,7 @@ async function measure(): Promise<void> {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
   const failed = runs.filter((r) => r.status !== "completed").length;
   console.log(
-    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${(transport === "http" ? "http" : "in-process").padEnd(10)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}  process CPU ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2)} ms/run`,
+    `${(process.env.BENCH_BACKEND ?? "").padEnd(9)} ${(transport === "http" ? "http" : checkpointing ? "in-process" : "no-ckpt").padEnd(10)} ${RUNS} runs  ${(RUNS / seconds).toFixed(1).padStart(7)} runs/s  p50 ${String(pct(50)).padStart(6)} ms  p99 ${String(pct(99)).padStart(6)} ms  failed ${failed}  process CPU ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2)} ms/run`,
   );
   await h.close();
   await floor(RUNS, Number(process.env.WORKFLOW_WORKERS ?? 4));
@@ -141,7 +147,7 @@ if (process.env.BENCH_BACKEND) {
 } else {
   console.log(`workflow benchmark: three-step function, ${RUNS} runs, ${process.env.WORKFLOW_WORKERS ?? 4} workers`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-wf-"));
-  const transports = (process.env.BENCH_TRANSPORTS ?? "in-process,http").split(",");
+  const transports = (process.env.BENCH_TRANSPORTS ?? "in-process,no-checkpoint,http").split(",");
   for (const name of ["pglite", "postgres"]) {
     for (const transport of transports) {
       // A fresh database for every measurement (postgresBackend recreates it).

@@ -4,14 +4,33 @@ let lastMs = 0;
 let counter = 0;
 
 /**
+ * `size` random bytes (at most 64) drawn from the system in 4 KiB blocks, so ids cost no
+ * `randomBytes` call each. A view of the block that no other caller gets: use it at once (format
+ * it, write into it), never keep it.
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+export function pooledRandomBytes(size: number): Buffer {
+  if (poolOffset + size > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  poolOffset += size;
+  return pool.subarray(poolOffset - size, poolOffset);
+}
+
+/**
  * UUID version 7 (RFC 9562): 48-bit millisecond timestamp, a 12-bit counter (method 1 of the RFC,
  * so ids made in one process within the same millisecond still increase), then random bits. Ids
  * sort by creation time, which keeps indexes append-mostly and gives keysets a stable tie-break.
  */
 export function uuidv7(now: number = Date.now()): string {
+  const bytes = pooledRandomBytes(16); // written in place
   if (now > lastMs) {
     lastMs = now;
-    counter = randomBytes(2).readUInt16BE(0) & 0x3ff; // leave headroom before the counter wraps
+    // From the bytes the counter overwrites below; headroom left before the counter wraps.
+    counter = (((bytes[6] ?? 0) << 8) | (bytes[7] ?? 0)) & 0x3ff;
   } else {
     counter++;
     if (counter > 0xfff) {
@@ -19,7 +38,6 @@ export function uuidv7(now: number = Date.now()): string {
       counter = 0;
     }
   }
-  const bytes = randomBytes(16);
   bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;

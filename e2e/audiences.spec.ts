@@ -48,5 +48,28 @@ test("audiences: CSV import with progress, remove a member, broadcast with live 
   await expect(page.getByTestId("broadcast-progress")).toHaveText("2 of 2 members done (100%)", { timeout: 60_000 });
   await expect(page.getByText("completed", { exact: true })).toBeVisible();
   await expect(page.getByTestId("count-sent")).toHaveText("2");
+  await expect(page.getByRole("heading", { name: "E2E news", level: 1 })).toBeVisible();
+  await expect(page.getByText("Hello from the broadcast.")).toBeVisible(); // the preview
+  await expect(page.getByRole("table", { name: "Members' messages" }).locator("tbody tr")).toHaveCount(2);
   await expectAccessible(page, "a broadcast page");
+
+  // A test to one address goes through the send operation; the audience's counts do not move.
+  const test1 = page.getByRole("form", { name: "Send a test" });
+  await test1.getByLabel("Address").fill("tester@example.com");
+  await test1.getByRole("button", { name: "Send a test" }).click();
+  await expect(test1.getByRole("status")).toContainText("Test sent to tester@example.com");
+  await expect(page.getByTestId("count-sent")).toHaveText("2");
+  await test1.getByRole("link", { name: "Open the message" }).click();
+  await expect(page.getByRole("heading", { name: "E2E news", level: 1 })).toBeVisible();
+  await expect(page.getByText("tester@example.com").first()).toBeVisible();
+
+  // The Broadcasts page lists it with its progress.
+  await page.goto("/broadcasts");
+  const row = page
+    .getByRole("table", { name: "Broadcasts" })
+    .getByRole("row", { name: /E2E news/ })
+    .first();
+  await expect(row.getByTestId("broadcast-counts")).toHaveText("2 sent · 0 failed of 2");
+  await expect(row.getByRole("link", { name: name })).toBeVisible();
+  await expectAccessible(page, "the broadcasts page");
 });

@@ -49,13 +49,13 @@ test("the overview charts delivery volume by outcome, with tooltips, a data tabl
 
   // The range switch: 7 days and 30 days by UTC day.
   const ranges = page.getByRole("navigation", { name: "Chart range" });
-  await expect(ranges.getByRole("link", { name: "Last 24 hours" })).toHaveAttribute("aria-current", "true");
-  await ranges.getByRole("link", { name: "Last 7 days" }).click();
+  await expect(ranges.getByRole("link", { name: "Last 24h", exact: true })).toHaveAttribute("aria-current", "true");
+  await ranges.getByRole("link", { name: "Last 7d", exact: true }).click();
   await expect(page).toHaveURL(/\?range=7d$/);
-  await expect(ranges.getByRole("link", { name: "Last 7 days" })).toHaveAttribute("aria-current", "true");
+  await expect(ranges.getByRole("link", { name: "Last 7d", exact: true })).toHaveAttribute("aria-current", "true");
   await expect(figure).toContainText("in the last 7 days, per day (UTC)");
   await expect(tableRows(page)).toHaveCount(7);
-  await ranges.getByRole("link", { name: "Last 30 days" }).click();
+  await ranges.getByRole("link", { name: "Last 30d", exact: true }).click();
   await expect(page).toHaveURL(/\?range=30d$/);
   await expect(tableRows(page)).toHaveCount(30);
   await expect(page.getByTestId("overview-volume").getByRole("columnheader", { name: "Day (UTC)" })).toBeAttached();
@@ -87,11 +87,9 @@ test("the reply box offers to send anyway when the other party complained", asyn
   await form.getByLabel("Reply", { exact: true }).fill("Following up.");
   await form.getByRole("button", { name: "Send reply" }).click();
   await expect(
-    form
-      .getByRole("alert")
-      .filter({
-        hasText: `${complainer} reported an earlier message from this organization as spam, so this send was stopped.`,
-      }),
+    form.getByRole("alert").filter({
+      hasText: `${complainer} reported an earlier message from this organization as spam, so this send was stopped.`,
+    }),
   ).toBeVisible();
   await expect(form.getByText(/ignoreComplaints/)).toHaveCount(0);
   const override = form.getByRole("checkbox", { name: `Send anyway, also to ${complainer}` });

@@ -388,19 +388,37 @@ test("the API reference: in the console's sidebar, readable types, examples, Mar
   await anon.close();
 });
 
-test("event rows link to the message, thread and inbox they concern", async ({ page }) => {
+test("event rows say what they concern, can be told apart, and link to the message, thread and inbox", async ({
+  page,
+}) => {
+  // Two sends in the same second: their UUIDv7 ids share the first 8 characters (the timestamp).
+  const inbox = await createInbox(page.request, `tail-${Date.now()}`);
+  for (const n of [1, 2])
+    await sendEmail(page.request, { inboxId: inbox.id, to: `tail${n}@example.com`, subject: `Tail ${n}`, text: "." });
   await page.goto("/events?type=message.sent");
-  const row = page.getByTestId("event-row").first();
+  const rows = page.getByTestId("event-row");
+  const row = rows.first();
   await expect(row).toBeVisible();
-  await expect(row.getByRole("link", { name: /^Inbox [0-9a-f]{8}$/ })).toBeVisible();
-  await expect(row.getByRole("link", { name: /^Thread [0-9a-f]{8}$/ })).toBeVisible();
-  await row.getByRole("link", { name: /^Message [0-9a-f]{8}$/ }).click();
+  // The human side: the message's subject and counterpart, from the event's data.
+  await expect(page.getByTestId("event-summary").filter({ hasText: "“Tail 2”" })).toHaveText(
+    "“Tail 2” to tail2@example.com",
+  );
+  // Ids by their distinctive end (a UUIDv7 starts with its timestamp); the whole id on hover.
+  const ids = await page.getByTestId("event-id").allTextContents();
+  expect(ids.length).toBeGreaterThan(1);
+  expect(new Set(ids).size).toBe(ids.length);
+  const messageLinks = await rows.getByRole("link", { name: /^Message / }).allTextContents();
+  expect(new Set(messageLinks).size).toBe(messageLinks.length);
+  await expect(row.getByTestId("event-id")).toHaveAttribute("title", /^evt_\w/);
+  await expect(row.getByRole("link", { name: /^Inbox …[0-9a-f]{8}$/ })).toBeVisible();
+  await expect(row.getByRole("link", { name: /^Thread …[0-9a-f]{8}$/ })).toBeVisible();
+  await row.getByRole("link", { name: /^Message …[0-9a-f]{8}$/ }).click();
   await expect(page).toHaveURL(/\/messages\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("delivery-status").first()).toBeVisible();
 });
 
 test("the other pages render and are accessible", async ({ page }) => {
-  test.slow(); // seven pages, axe on each
+  test.slow(); // eight pages, axe on each
   await page.goto("/");
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
   await expectAccessible(page, "overview");
@@ -411,11 +429,27 @@ test("the other pages render and are accessible", async ({ page }) => {
     ["Audit log", "Audit log"],
     ["Workflow runs", "Workflow runs"],
     ["Settings", "Settings"],
+    ["Letters", "Letters"],
   ] as const) {
     await openPage(page, link);
     await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
     await expectAccessible(page, link);
   }
+});
+
+test("settings: the API base URL, and renaming the organization", async ({ page, baseURL }) => {
+  await page.goto("/settings");
+  await expect(page.getByText(baseURL ?? "", { exact: true })).toBeVisible();
+  const form = page.getByRole("form", { name: "Rename organization" });
+  await form.getByLabel("Organization name").fill(`${ORG} Renamed`);
+  await form.getByRole("button", { name: "Rename" }).click();
+  await expect(form.getByText("Organization renamed.")).toBeVisible();
+  const switcher = page.getByRole("combobox", { name: "Organization" });
+  await expect(switcher.locator("option:checked")).toHaveText(`${ORG} Renamed (owner)`);
+  // Back, for the other specs.
+  await form.getByLabel("Organization name").fill(ORG);
+  await form.getByRole("button", { name: "Rename" }).click();
+  await expect(switcher.locator("option:checked")).toHaveText(`${ORG} (owner)`);
 });
 
 test("invite a member, who accepts in a second browser and cannot open API keys", async ({
@@ -527,11 +561,11 @@ test("forms: empty required fields read as sentences; inputs carry the contract'
 
   await test.step("webhook: a URL and at least one event type", async () => {
     await openPage(page, "Webhooks");
-    // Only event types the product emits, grouped.
+    // The event types the product emits, grouped (letters emit theirs now).
     await expect(
       page.getByRole("group", { name: "message events" }).getByRole("checkbox", { name: "message.bounced" }),
     ).toBeVisible();
-    await expect(page.getByRole("checkbox", { name: "letter.status_changed" })).toHaveCount(0);
+    await expect(page.getByRole("checkbox", { name: "letter.status_changed" })).toHaveCount(1);
     await page.getByRole("checkbox", { name: "All events" }).uncheck();
     await page.getByRole("button", { name: "Create webhook" }).click();
     await expect(page.getByText("Enter a URL", { exact: true })).toBeVisible();
@@ -638,4 +672,36 @@ test.describe("signed out", () => {
     await expect(page.getByText("Password saved.")).toBeVisible();
     await expect(page.getByLabel("Current password")).toBeVisible();
   });
+});
+
+test("a refused API request is found in the Request log by its key, with its body and error", async ({
+  page,
+  request,
+}) => {
+  const created = await request.post("/v1/api-keys", {
+    headers: ownerAuth(),
+    data: { name: "log probe", scopes: ["inboxes:write"] },
+  });
+  expect(created.status()).toBe(200);
+  const probe = (await created.json()).secret as string;
+  const refused = await request.post("/v1/inboxes", {
+    headers: { Authorization: `Bearer ${probe}` },
+    data: { displayName: "no address given" },
+  });
+  expect(refused.status()).toBe(400);
+
+  await page.goto("/api-keys");
+  await page.getByRole("link", { name: /requests by log probe in the last 24 hours/ }).click();
+  await expect(page.getByRole("heading", { name: "Request log", level: 1 })).toBeVisible();
+  await expect(page.getByLabel("API key")).toHaveValue(/.+/);
+  const row = page.getByTestId("request-log-row").filter({ hasText: "/v1/inboxes" });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("400");
+  await expect(row).toContainText("log probe");
+  await expectAccessible(page, "the request log");
+  await row.getByRole("link", { name: /Details of POST \/v1\/inboxes/ }).click();
+  await expect(page.getByRole("heading", { name: "POST /v1/inboxes" })).toBeVisible();
+  await expect(page.getByText("no address given")).toBeVisible();
+  await expect(page.getByText("invalid request").first()).toBeVisible();
+  await expectAccessible(page, "a request of the log");
 });

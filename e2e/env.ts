@@ -12,3 +12,5 @@ export const E2E_DIR = process.env.SVC_E2E_DIR;
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3107);
 export const OUTBOX_DIR = path.join(E2E_DIR, "outbox");
 export const SHARED_DOMAIN = "svc.localhost";
+/** The loopback port of the Telegram Bot API fake that connections.spec.ts starts (the server's TELEGRAM_API_ROOT). */
+export const E2E_TELEGRAM_PORT = Number(process.env.E2E_TELEGRAM_PORT ?? E2E_PORT + 1);

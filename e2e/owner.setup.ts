@@ -58,8 +58,8 @@ setup(
       await openPage(page, "API keys");
       await expect(page.getByRole("heading", { name: "API keys", level: 1 })).toBeVisible();
       await page.getByLabel("Name", { exact: true }).fill("e2e key");
-      // The picker offers only scopes some operation needs, with presets.
-      await expect(page.getByRole("checkbox", { name: "phone:call", exact: true })).toHaveCount(0);
+      // The picker offers the scopes some operation needs (with letters built, that is every scope), with presets.
+      await expect(page.getByRole("checkbox", { name: "letters:send", exact: true })).toHaveCount(1);
       await page.getByRole("button", { name: "Full access" }).click();
       await expect(page.getByRole("checkbox", { name: "admin", exact: true })).toBeChecked();
       await page.getByRole("button", { name: "Create key" }).click();

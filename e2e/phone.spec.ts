@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { detailPages, expectAccessible, OWNER_STATE } from "./helpers";
+import { detailPages, expectAccessible, OWNER_STATE, ownerAuth } from "./helpers";
 
 /**
  * The console at phone width (390×844, the `phone` project; signed in as the owner the `setup`
@@ -39,6 +39,12 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
   const box = await firstRow.boundingBox();
   expect(box && box.y + Math.min(box.height, 120)).toBeLessThanOrEqual(844);
   await expectNoSidewaysScroll(page);
+  // Addresses wrap only at "@" or a separator (ellipsized past the card), never mid-word.
+  for (const address of await firstRow.getByTestId("address").all()) {
+    expect(await address.evaluate((el) => [getComputedStyle(el).wordBreak, getComputedStyle(el).overflowWrap])).toEqual(
+      ["normal", "normal"],
+    );
+  }
   await expectAccessible(page, "messages (phone)");
 
   for (const [name, heading] of [
@@ -54,8 +60,10 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
     ["Templates", "Templates"],
     ["Contacts", "Contacts"],
     ["Audiences", "Audiences"],
+    ["Broadcasts", "Broadcasts"],
     ["Budgets", "Budgets"],
     ["Compliance", "Compliance"],
+    ["Phone", "Phone"],
     ["API reference", "Multi-Channel Messaging Service API"],
   ] as const) {
     await page.getByRole("button", { name: "Menu" }).click();
@@ -81,4 +89,23 @@ test("phone width: collapsible navigation, stacked cards, the newest message on 
   await expect(page.getByTestId("delivery-status").first()).toBeVisible();
   await expectNoSidewaysScroll(page);
   await expectAccessible(page, "message (phone)");
+});
+
+test("phone width: the request log, files, agents and workflow runs fit without sideways scroll", async ({ page }) => {
+  // Something on each page: an agent (the files page's bucket and the setup's requests exist already).
+  const agent = await page.request.post("/v1/agents", {
+    headers: ownerAuth(),
+    data: { display: `Phone agent ${Date.now()}`, description: "A long description that must wrap on a phone." },
+  });
+  expect(agent.ok(), await agent.text()).toBe(true);
+  for (const [path, heading] of [
+    ["/logs", "Request log"],
+    ["/files", "Files"],
+    ["/agents", "Agents"],
+    ["/workflows", "Workflow runs"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+    await expectNoSidewaysScroll(page);
+  }
 });

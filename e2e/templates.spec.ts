@@ -57,7 +57,7 @@ test("templates: create, live preview with errors in words, publish, diff, roll 
   const diff = page.getByLabel("Line diff");
   await expect(diff).toContainText("Hi again {name}");
   await expect(diff).toContainText("Hello {name}");
-  await page.getByRole("button", { name: "Make version 1 current" }).click();
+  await page.getByRole("button", { name: "Make current: version 1" }).click();
   await expect(versions.locator("tbody tr").nth(1)).toContainText("current");
   await expectAccessible(page, "a template page after roll back");
 });
@@ -81,7 +81,7 @@ test("contacts: create, handles, primary, search, history", async ({ page }) => 
   await add.getByLabel("Label (optional)").fill("work");
   await add.getByRole("button", { name: "Add handle" }).click();
   await expect(handles.getByRole("row", { name: /grace@navy\.example\.com/ })).toBeVisible();
-  await page.getByRole("button", { name: "Make grace@navy.example.com primary" }).click();
+  await page.getByRole("button", { name: "Make primary: grace@navy.example.com" }).click();
   await expect(handles.getByRole("row", { name: /grace@navy\.example\.com/ })).toContainText("primary");
   await expect(
     handles.getByRole("row", { name: /grace@example\.com/ }).getByText("primary", { exact: true }),

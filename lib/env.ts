@@ -36,6 +36,69 @@ const schema = z.object({
   APP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** Public base URL used in links and the OpenAPI `servers` entry. */
   PUBLIC_BASE_URL: z.url().optional(),
+  /**
+   * The Telegram Bot API root the telegram channel calls (`<root>/bot<token>/<method>`): the
+   * operator's setting, so an http:// loopback root (a local Bot API server, a test fake) is allowed.
+   */
+  TELEGRAM_API_ROOT: z
+    .url()
+    .refine((v) => /^https?:$/.test(new URL(v).protocol), "must be an http(s) URL")
+    .transform((v) => v.replace(/\/+$/, ""))
+    .default("https://api.telegram.org"),
+  /**
+   * Text-to-speech for Telegram voice notes (lib/providers/tts): `espeak` speaks with espeak-ng
+   * where it is installed (else a short silent note); `silent` always sends the silent note.
+   */
+  TTS_PROVIDER: z.enum(["espeak", "silent"]).default("espeak"),
+  /** The espeak-ng program (a name on PATH or a path). */
+  TTS_ESPEAK_PATH: z.string().min(1).default("espeak-ng"),
+  /** Opus encoders tried in turn to make espeak-ng's WAV an Ogg Opus voice note (WAV is sent without either). */
+  TTS_OPUSENC_PATH: z.string().min(1).default("opusenc"),
+  TTS_FFMPEG_PATH: z.string().min(1).default("ffmpeg"),
+  /**
+   * Phone (lib/providers/telephony): the simulated carrier's clock — one step between an SMS's
+   * status callbacks (queued → sent → delivered) — in milliseconds.
+   */
+  PHONE_SIM_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /**
+   * Letters (lib/letters, lib/providers/print): the simulated print centre's clock — the time between
+   * a test letter's statuses (queued → processing → printable → submitted → in_transit → delivered).
+   */
+  LETTER_SIM_STEP_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  /** The simulated print centre's last status for test letters: `delivered`, or `undeliverable` to rehearse returns. */
+  LETTER_SIM_END_STATE: z.enum(["delivered", "undeliverable"]).default("delivered"),
+  /** Headless Chromium that renders letter templates to PDF (Debian's `chromium`, driven by playwright-core). */
+  LETTER_CHROMIUM_PATH: z.string().min(1).default("/usr/bin/chromium"),
+  /** Letter templates rendered at once per process (one warm browser, a page per render). */
+  LETTER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * The longest one PDF may take to read (lib/letters/pdf.ts: pdf-lib and pdfjs-dist parse it in a
+   * worker thread, which is terminated past this): a slower PDF answers 422 instead of tying up the
+   * server.
+   */
+  LETTER_PDF_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
+  /** PDFs read at once per process (each in its own worker thread; more wait in line). */
+  LETTER_PDF_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  /** Letter price table (JSON merged over the defaults in lib/letters/price.ts), integer USD cents. */
+  LETTER_PRICES: z.string().min(2).optional(),
+  /**
+   * Lob (lib/providers/print/lob.ts): with an API key, Lob prints the letters (`printMode` `live`)
+   * instead of the simulated print centre. Lob's own `test_` keys make letters Lob never mails.
+   */
+  LOB_API_KEY: z.string().min(1).optional(),
+  /** Lob's REST API root (a loopback fake in tests). */
+  LOB_API_URL: z.url().default("https://api.lob.com/v1"),
+  /** The secret of the Lob webhook that posts to `/v1/providers/lob/events` (`Lob-Signature`); unset: every Lob event is refused. */
+  LOB_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Twilio: with an account SID the Twilio adapter is the telephony provider (else the simulated carrier). */
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  /**
+   * Twilio's auth token: the key of `X-Twilio-Signature` on callbacks (and the Twilio adapter's
+   * password). Unset: generated at first start and kept in the database (the simulated carrier signs with it).
+   */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Twilio's REST API root (a loopback fake in tests). */
+  TWILIO_API_URL: z.url().default("https://api.twilio.com"),
   /** A separate origin (ideally another site) that serves user content (signed attachment links);
    * when set, links are built on it and the console's origin refuses to serve user content. */
   USER_CONTENT_ORIGIN: z
@@ -81,6 +144,15 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: boolish.default(false),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** The Slack Web API root (@slack/web-api's slackApiUrl); a loopback fake's in tests. */
+  SLACK_API_URL: z.url().default("https://slack.com/api/"),
+  /** Slack's OAuth v2 authorize page, where install URLs point. */
+  SLACK_AUTHORIZE_URL: z.url().default("https://slack.com/oauth/v2/authorize"),
+  /** The operator's Slack app, used by `managed` Slack apps (all four, or managed apps are refused). */
+  SLACK_APP_ID: z.string().min(1).optional(),
+  SLACK_CLIENT_ID: z.string().min(1).optional(),
+  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   /** Stored bytes that no database row owns (a rolled-back transaction, an abandoned upload) are
    * deleted by the hourly sweep once they are this old, seconds. */
   STORAGE_ORPHAN_GRACE_SECONDS: z.coerce.number().int().min(60).default(3600),
@@ -91,6 +163,18 @@ const schema = z.object({
   CLAMD_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
   /** Built-in scanner: an extra block list file, one `sha256[:size[:name]]` per line (ClamAV's .hsb format). */
   SCANNER_BLOCKLIST_FILE: z.string().min(1).optional(),
+  /** Verification waits' LLM matcher: an OpenAI-compatible chat completions server (`…/v1`), its key and model.
+   * Unset LLM_BASE_URL: the deterministic matcher alone. */
+  LLM_BASE_URL: z.url().optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  /** Time limit of one LLM call, ms (on timeout or error the deterministic matcher answers). */
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * Verification waits: the schedule of the sweep that emits `verification.expired` for waits past
+   * their deadline (a cron expression; a leading seconds field works with the embedded executor only).
+   */
+  WAITS_SWEEP_CRON: z.string().min(1).default("* * * * *"),
   /** Outbound mail: `embedded` (local outbox with simulated outcomes) or `smtp` (SMTP_RELAY_URL). */
   MAIL_TRANSPORT: z.enum(["embedded", "smtp", "ses"]).default("embedded"),
   /** Amazon SES (MAIL_TRANSPORT=ses): region, optional configuration set (its event destination
@@ -138,6 +222,8 @@ const schema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Hours an Idempotency-Key and its stored response are kept (at least 24). */
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).default(24),
+  /** Days the API request log (`GET /v1/logs`) keeps a request; housekeeping purges older rows. 0 records nothing. */
+  REQUEST_LOG_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   /** Storage quota reported by whoami, bytes. */
   STORAGE_LIMIT_BYTES: z.coerce
     .number()
@@ -275,6 +361,12 @@ const schema = z.object({
   TEMPLATE_RENDER_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   TEMPLATE_RENDER_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   TEMPLATE_RENDER_MEMORY_MB: z.coerce.number().int().min(16).max(1024).default(64),
+  /** Renders one organization may run at once (default: half of TEMPLATE_RENDER_WORKERS, at least 1). */
+  TEMPLATE_RENDER_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(16).optional(),
+  /** Renders one organization may have waiting beyond those; more are refused with 429 rate_limited. */
+  TEMPLATE_RENDER_TENANT_QUEUE: z.coerce.number().int().min(0).max(1000).default(16),
+  /** Render workers reserved for the service's own mail (sign-in links, invitations). */
+  TEMPLATE_RENDER_SYSTEM_WORKERS: z.coerce.number().int().min(0).max(4).default(1),
   /** Read only to check that isolated-vm's required `--no-node-snapshot` flag is in effect. */
   NODE_OPTIONS: z.string().optional(),
   /** Log level of the server's JSON logs. */

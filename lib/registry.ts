@@ -18,11 +18,18 @@ import messages from "@/lib/messages/manifest";
 import meta from "@/lib/meta/manifest";
 import notifications from "@/lib/notifications/manifest";
 import organizations from "@/lib/organizations/manifest";
+import letters from "@/lib/letters/manifest";
+import phone from "@/lib/phone/manifest";
 import providers from "@/lib/providers/manifest";
+import requestLogs from "@/lib/request-logs/manifest";
+import telegram from "@/lib/channels/telegram/manifest";
+import slack from "@/lib/slack/manifest";
 import templates from "@/lib/templates/manifest";
 import webhooks from "@/lib/webhooks/manifest";
 import type { WorkflowEvent } from "@/lib/workflows/define";
 import workflows from "@/lib/workflows/manifest";
+import waits from "@/lib/waits/manifest";
+import inboxSchemas from "@/lib/inbox-schemas/manifest";
 
 /**
  * The registry: the only list of domains. Everything that enumerates operations derives from it:
@@ -35,10 +42,12 @@ export const DOMAINS: readonly DomainManifest[] = [
   account,
   apiKeys,
   audit,
+  requestLogs,
   notifications,
   organizations,
   domains,
   inboxes,
+  telegram,
   messages,
   templates,
   contacts,
@@ -50,6 +59,11 @@ export const DOMAINS: readonly DomainManifest[] = [
   webhooks,
   buckets,
   providers,
+  slack,
+  phone,
+  waits,
+  inboxSchemas,
+  letters,
   meta,
   workflows,
 ];

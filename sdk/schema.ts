@@ -466,7 +466,7 @@ export interface paths {
         };
         /**
          * List buckets
-         * @description Every bucket of the organization, the default and the reserved inbound bucket first. `usedBytes` and `objectCount` count finalized objects.
+         * @description The organization's buckets, the default and the reserved inbound bucket first, then oldest first; paginated. `usedBytes` and `objectCount` count finalized objects.
          */
         get: operations["listBuckets"];
         put?: never;
@@ -575,7 +575,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize an upload
-         * @description Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet.
+         * @description Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet; 413 (the bytes discarded) when they exceed the upload's maximum or would take the organization past its storage limit, counting what is stored and the sizes other uploads in progress reserved.
          */
         post: operations["finalizeObject"];
         delete?: never;
@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Request an upload URL
-         * @description Returns a PresignedUpload: PUT the bytes to `uploadUrl` with exactly the returned `headers` (the stored Content-Type, the declared type as `x-amz-meta-content-type`, the file name as `x-amz-meta-filename`) before it expires, then finalize. With `size` the PUT must carry exactly that many bytes. A URL takes one upload.
+         * @description Returns a PresignedUpload: PUT the bytes to `uploadUrl` with exactly the returned `headers` (the stored Content-Type, the declared type as `x-amz-meta-content-type`, the file name as `x-amz-meta-filename`) before it expires, then finalize. With `size` the PUT must carry exactly that many bytes, and the size is reserved against the organization's storage limit until finalize or expiry (413 when it does not fit); without it the URL accepts at most the room left under the limit (413 when there is none). A URL takes one upload.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1101,6 +1101,411 @@ export interface paths {
         patch: operations["updateInbox"];
         trace?: never;
     };
+    "/v1/inboxes/{inboxId}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inbox's extraction schema
+         * @description 404 when the inbox has none.
+         */
+        get: operations["getInboxSchema"];
+        /**
+         * Set an inbox's extraction schema
+         * @description Every inbound message of the inbox (any channel) then gets `structured` (fields extracted from a JSON body, a JSON attachment or `key: value` lines, types coerced) and `extractionStatus`. A message that does not validate is quarantined (`message.quarantined` instead of `message.received`) or, with `passthrough`, delivered with its errors.
+         */
+        put: operations["setInboxSchema"];
+        post?: never;
+        /**
+         * Remove an inbox's extraction schema
+         * @description Later messages are no longer extracted (`extractionStatus` null). 404 when the inbox has none.
+         */
+        delete: operations["deleteInboxSchema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inboxes/{inboxId}/schema/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try an extraction schema on a message text
+         * @description Runs the extraction an inbound message with this text (or HTML) would get — under `schema` when given (a draft, not stored), else the inbox's stored schema — and returns `structured`, `extractionStatus` and `extractionErrors`. Stores and emits nothing. 404 when no schema is given and the inbox has none.
+         */
+        post: operations["testInboxSchema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inboxes/{inboxId}/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect a Telegram bot
+         * @description Connects the bot whose token is `botToken` (from @BotFather) to the inbox: Telegram's `getMe` checks the token (refused: 400 naming `botToken`), and the service registers its webhook (`PUBLIC_BASE_URL`, else this request's origin, + `/v1/providers/telegram/events`) with a per-bot secret token. The token is stored encrypted and never returned. Sends then go out with `channel: "telegram"`; messages to the bot land in the inbox. One bot per inbox: connecting another replaces it.
+         */
+        post: operations["connectTelegram"];
+        /**
+         * Disconnect the Telegram bot
+         * @description The inbox's bot is disconnected and its webhook deleted; its stored token is erased.
+         */
+        delete: operations["disconnectTelegram"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inboxes/{inboxId}/waits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an inbox's verification waits
+         * @description The inbox's waits, newest first (at most 100).
+         */
+        get: operations["listVerificationWaits"];
+        put?: never;
+        /**
+         * Wait for a verification code
+         * @description Registers a durable wait for the next inbound message of the inbox (any channel) that carries a verification code or link, from an authenticated sender matching `fromHint` (an exact address, or a domain and its subdomains). Messages of the last 15 seconds count too. Poll `GET /v1/waits/{waitId}` or listen for `verification.resolved` / `verification.expired`.
+         */
+        post: operations["registerVerificationWait"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List letters
+         * @description The organization's letters, newest first.
+         */
+        get: operations["listLetters"];
+        put?: never;
+        /**
+         * Send a letter
+         * @description Verifies the PDF first (a failing check is 422 with `param` naming the field at fault: `pdfBase64`, `to.street`, `delivery`, …), holds its price under the account budget's `maxSpendPerDayCents` (429 `spend_cap_reached`), then records the letter `queued` and hands it to the print provider after the commit. In test mode (`printMode` `test`) the simulated print centre moves it `queued → processing → printable → submitted → in_transit → delivered` (or the configured end state) every `LETTER_SIM_STEP_MS`, each a `letter.status_changed` event (ledger partition `letter:<id>`, webhooks); test letters are never printed and their hold is released at the end. `dryRun: true` answers the verification and price without storing anything.
+         */
+        post: operations["sendLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/{letterId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a letter
+         * @description With its status and timeline.
+         */
+        get: operations["getLetter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/{letterId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a letter
+         * @description Allowed while the letter is `queued` or `processing` (until processing ends); later 409 `conflict` naming its status. The hold is released and a `letter.status_changed` event records `canceled`.
+         */
+        post: operations["cancelLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/{letterId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A letter's events
+         * @description The letter's `letter.status_changed` events (ledger partition `letter:<id>`), oldest first.
+         */
+        get: operations["listLetterEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/{letterId}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a test letter one step
+         * @description Test mode only: moves a test letter to its next status at once (with its `letter.status_changed` event), as the simulated print centre's clock would. Live letters: 400; a letter in a final status: 409.
+         */
+        post: operations["progressLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch of letters
+         * @description One template to 1..1000 recipients, one letter each, made in the background by the fan-out (202 with the batch's progress record; follow it at `GET /v1/letters/batch/{batchId}`). Each recipient's letter is rendered, verified and priced like a single send and its price held under `maxSpendPerDayCents`; a recipient whose letter fails (a failing check, the spend cap) is reported in its item with the code, message and `param` a single send would answer, and the others go on. With an `Idempotency-Key` a repeated request answers the same batch; a resumed batch makes at most one letter per recipient.
+         */
+        post: operations["sendLetterBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/batch/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a letter batch
+         * @description The batch's progress: counts and one item per recipient (its letter or its error).
+         */
+        get: operations["getLetterBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/price": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a letter
+         * @description Integer cents from the deployment's price table (pages, colour, duplex, destination zone, registered): the same amount `POST /v1/letters` holds under the account budget. Changes nothing.
+         */
+        post: operations["priceLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Letter requirements
+         * @description Everything a letter must satisfy, from the same geometry verification measures against: A4, the DIN 5008 address window (`left`/`right`, and the `registered` geometry), keep-outs (franking zone, edge clearance), PDF rules, the workflow (verify → price → dryRun → send), starter templates and the print mode (`test`: letters are never printed).
+         */
+        get: operations["getLetterRequirements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List letter templates
+         * @description Newest first, up to 100, no cursor; items omit `html`.
+         */
+        get: operations["listLetterTemplates"];
+        put?: never;
+        /**
+         * Create a letter template
+         * @description An HTML letter (A4, the address placed in the window: see `starterTemplates` in the requirements, whose `html` posts verbatim).
+         */
+        post: operations["createLetterTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/templates/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a letter template */
+        get: operations["getLetterTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a letter template
+         * @description At least one of `name`, `html`, `variables`, `status` (`archived` templates cannot be used).
+         */
+        patch: operations["updateLetterTemplate"];
+        trace?: never;
+    };
+    "/v1/letters/templates/{templateId}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a letter template
+         * @description Renders the template with `templateData` (and `to`/`from`) to PDF through headless Chromium and runs the verification on it. `output` `inline` (default) answers `pdfBase64`; `url` stores the PDF behind a `pdfUrl` valid 900 seconds. Changes nothing.
+         */
+        post: operations["previewLetterTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/letters/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a letter's PDF
+         * @description Exactly one document source: `pdfBase64`, `file` (a clean bucket object) or `templateId` (with `to` and `templateData`). Measures the PDF itself (page boxes, text positions and fonts) against the requirements (`GET /v1/letters/requirements`): `page_size`, `page_count`, `fonts_embedded`, `address_window`, `address_match` (with `to`), `franking_zone`, `edge_clearance`, `registered_domestic`. Each check is `pass`, `warn`, `fail` or `skipped` with `expected`, `actual` and, for placement checks, the offending `box` in millimetres; `valid` is true when no check failed. Sends run the same checks first. Changes nothing.
+         */
+        post: operations["verifyLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description The organization's `/v1` and `/mcp` requests (and the console's failed form actions, `source` `console`), newest first, with redacted bodies (secrets and attachment bytes removed, capped). Kept `REQUEST_LOG_DAYS` days (7 by default). Filter by `keyId`, `status` (a code like `400`, or a class `4xx`/`5xx`), `method`, `path` (exact, or a prefix ending in `*`), `since`/`until`.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/{logId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API request
+         * @description One request of the log with its redacted bodies.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp/tools": {
         parameters: {
             query?: never;
@@ -1130,7 +1535,7 @@ export interface paths {
         };
         /**
          * List messages
-         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.
+         * @description Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), `extractionStatus` (e.g. `quarantined`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.
          */
         get: operations["listMessages"];
         put?: never;
@@ -1165,6 +1570,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{messageId}/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discard a quarantined message
+         * @description Deletes a message a schema inbox quarantined, with its attachments; emits nothing (`message.quarantined` was its only event). 409 `conflict` when the message is not quarantined: other messages are deleted with `POST /v1/messages/batch-delete`.
+         */
+        post: operations["discardQuarantinedMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a sent Telegram message
+         * @description Telegram only: the sent message's text (and, when given, its buttons) is changed in the chat (`editMessageText`) and here.
+         */
+        post: operations["editTelegramMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{messageId}/events": {
         parameters: {
             query?: never;
@@ -1176,6 +1621,66 @@ export interface paths {
         get: operations["listMessageEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/react": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * React to a Telegram message
+         * @description Telegram only: the bot's reaction on the message (one Telegram-allowed emoji; `big` animates it).
+         */
+        post: operations["reactTelegramMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a quarantined message
+         * @description A message a schema inbox quarantined is delivered: its `extractionStatus` becomes `passthrough` (the extraction errors stay attached) and `message.received` is emitted (data `released: true`); pending verification waits registered before it arrived (or within 15 s after) may resolve from it. 409 `conflict` when the message is not quarantined (already released or never held). Scope `inboxes:write`: the scope that sets the inbox's quarantine policy lifts it for one message.
+         */
+        post: operations["releaseQuarantinedMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/unreact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove the bot's reaction
+         * @description Telegram only: the bot's reaction on the message is removed.
+         */
+        post: operations["unreactTelegramMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1265,6 +1770,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename an organization
+         * @description Owner or admin. Changes the organization's display name (its id and slug stay); the audit log records the old and new name.
+         */
+        patch: operations["renameOrganization"];
         trace?: never;
     };
     "/v1/organizations/{orgId}/invitations": {
@@ -1368,6 +1893,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/phone/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List calls
+         * @description The organization's calls, newest first.
+         */
+        get: operations["listPhoneCalls"];
+        put?: never;
+        /**
+         * Place a call
+         * @description Places an asynchronous AI call from `fromNumberId` (an `active` number of the organization) to `to`: answers at once with the call `queued`; it moves `queued → ringing → in_progress → completed` (or ends `failed`, `no_answer`, `busy`), each status a `call.status_changed` event (ledger partition `call:<id>`, webhooks) and an entry of its `timeline`. Once `completed` it has a `transcript`, a structured `summary` and a `recording` (a short-lived URL). A call the provider never finishes is ended `failed` by the sweeper after `maxDurationSeconds` plus a margin. The embedded simulated carrier's magic callees: `+12025550191` busy, `+12025550192` no answer, `+12025550193` failed.
+         */
+        post: operations["createPhoneCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/phone/calls/{callId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a call
+         * @description Its status and timeline; once `completed`, its transcript, summary and recording (a fresh signed URL).
+         */
+        get: operations["getPhoneCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/phone/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List numbers
+         * @description The organization's numbers, newest first, released ones included (with `status: released`).
+         */
+        get: operations["listPhoneNumbers"];
+        put?: never;
+        /**
+         * Provision a number
+         * @description Buys `phoneNumber` (one of `GET /v1/phone/numbers/available`) from the provider. Its setup cost and first month are a paid hold under the account budget's `maxSpendPerDayCents` (429 `spend_cap_reached`). Where the country needs regulatory documents the number is `pending` with its outstanding `requirements`: not an error. With `inboxId` the number becomes that inbox's SMS connection.
+         */
+        post: operations["provisionPhoneNumber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/phone/numbers/{numberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a number */
+        get: operations["getPhoneNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a number
+         * @description PhoneNumberUpdateRequest: at least one property. An explicit `null` unbinds `inboxId` or `agentId` (an inbox's SMS connection goes with it) or resets an `inbound*` field to the default. `inboundVoice` is one of `GET /v1/phone/voices`.
+         */
+        patch: operations["updatePhoneNumber"];
+        trace?: never;
+    };
+    "/v1/phone/numbers/{numberId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a number
+         * @description Gives the number back to the provider: `releasing`, then `released`. Its inbox binding goes first, so it neither sends nor receives from then on. Releasing a released number answers it as it is.
+         */
+        post: operations["releasePhoneNumber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/phone/numbers/available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search available numbers
+         * @description The telephony provider's inventory of `country` (ISO 3166 alpha-2), optionally of one `type` and containing the digits `contains`. Numbers already provisioned on this deployment are left out. The embedded simulated carrier has fictional numbers only (US and CA `+1 NPA 555 0100–0199`, GB `+44 7700 900xxx` and `+44 20 7946 0xxx`).
+         */
+        get: operations["searchAvailablePhoneNumbers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/phone/voices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List voices
+         * @description The voices a call's `voice` or a number's `inboundVoice` can name.
+         */
+        get: operations["listPhoneVoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers/{provider}/events": {
         parameters: {
             query?: never;
@@ -1379,9 +2053,69 @@ export interface paths {
         put?: never;
         /**
          * Provider callbacks
-         * @description Delivery outcomes from mail providers, authenticated by the provider's own signature (no API key). `ses`: Amazon SNS HTTP/S messages carrying SES events; subscriptions are confirmed automatically.
+         * @description Callbacks from channel providers, authenticated by the provider's own signature or secret (no API key). `ses`: Amazon SNS HTTP/S messages carrying SES delivery events; subscriptions are confirmed automatically. `telegram`: Bot API updates of a connected bot, verified by the `X-Telegram-Bot-Api-Secret-Token` the service registered with `setWebhook` (missing or wrong: 401, nothing stored); text messages land in the bot's inbox, a callback button's tap is answered and recorded as a `button_tap` event. `twilio`: SMS status callbacks, inbound SMS, call status callbacks (`CallSid`, `CallStatus`) and the voice webhook of an inbound call (`Direction=inbound`, `CallStatus=ringing`: recorded as a call answered by the number's inbound assistant when the number is bound to an inbox or an agent, and answered in **TwiML** (`text/xml`), as Twilio requires of a voice URL: `<Response><Say>` the greeting, the line held for the call's length, `<Hangup/>`; `<Response><Reject/></Response>` for a number that takes no calls; form-encoded, as Twilio and the embedded simulated carrier post them), verified by `X-Twilio-Signature` over `PUBLIC_BASE_URL` (else the request's own origin) + path + query and the sorted parameters, keyed with `TWILIO_AUTH_TOKEN` (missing or wrong: 401, nothing stored); a repeated `MessageSid` (and status) or `CallSid` and status is applied once.
          */
         post: operations["receiveProviderEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/lob/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lob webhook events
+         * @description Lob's letter events (`letter.created`, `letter.rendered_pdf`, `letter.mailed`, `letter.in_transit`, `letter.in_local_area`, `letter.processed_for_delivery`, `letter.re-routed`, `letter.delivered`, `letter.returned_to_sender`, `letter.deleted`, `letter.failed`, `letter.rejected` and their `letter.certified.*` twins) moving live letters to `processing`, `printable`, `submitted`, `in_transit`, `delivered`, `undeliverable`, `canceled` or `failed`, forward only, each a `letter.status_changed` event. Verified by `Lob-Signature` (hex HMAC-SHA256 of `Lob-Signature-Timestamp` + `.` + the raw body, keyed with `LOB_WEBHOOK_SECRET`; the timestamp within 5 minutes): otherwise 401 and nothing stored. An event id is applied once; a replay answers `applied: 0`.
+         */
+        post: operations["receiveLobEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/slack/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack Events API
+         * @description Slack's event deliveries, verified by the v0 signature (`X-Slack-Signature` over the raw body and `X-Slack-Request-Timestamp`, 5 minutes) with an active app's signing secret; acknowledged at once and processed after. A retried event (`X-Slack-Retry-Num`) is stored once.
+         */
+        post: operations["receiveSlackEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/slack/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Slack OAuth v2 redirect
+         * @description Where Slack sends the installing user: exchanges `code` (`oauth.v2.access`), stores the installation (one per workspace or Enterprise Grid organization) as a connection of the inbox the `state` names. A forged, expired or used `state` is refused.
+         */
+        get: operations["slackOauthCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1423,6 +2157,105 @@ export interface paths {
          * @description One link to 1..100 `clean` objects of the organization. `shareUrl` (the `/s/` page listing the files) and `token` appear only here; each file download counts one use.
          */
         post: operations["createShareBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Slack apps */
+        get: operations["listSlackApps"];
+        put?: never;
+        /**
+         * Add a Slack app
+         * @description `byo`: your own Slack app (its client and signing secrets are stored encrypted and never returned). `managed`: the operator's app (`SLACK_APP_ID`, `SLACK_CLIENT_ID`, `SLACK_CLIENT_SECRET`, `SLACK_SIGNING_SECRET`).
+         */
+        post: operations["createSlackApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a Slack app */
+        get: operations["getSlackApp"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Slack app
+         * @description Its installations are disconnected; Slack events for it are no longer taken.
+         */
+        delete: operations["deleteSlackApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/apps/{appId}/ambient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a Slack app's context mode */
+        patch: operations["setSlackAppAmbient"];
+        trace?: never;
+    };
+    "/v1/slack/apps/{appId}/install-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a Slack install URL
+         * @description Slack's OAuth v2 authorize URL for the app, with a single-use `state` (valid 10 minutes) naming the app and the inbox the installation binds to.
+         */
+        post: operations["createSlackInstallUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/telegram/voices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Telegram voices
+         * @description The text-to-speech voice catalog for Telegram voice notes: a voice's `slug` is passed as `telegram.voice.voiceId` when sending; omitted means the default voice (`adrian`). `engine` and `format` say what this deployment produces: `espeak-ng` speech, or `silent` (no engine installed: a short silent note), as `ogg_opus` or `wav` (no Opus encoder on the host).
+         */
+        get: operations["listTelegramVoices"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1492,7 +2325,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a template
-         * @description Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.
+         * @description Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored; a draft whose source is not one of the template's stored versions runs new code, so it needs `templates:write` (403 `scope_missing`, `param` `draft.source`, for a read-only key), and every draft renders in a throwaway sandbox context. An organization over its share of the renderer gets 429 `rate_limited` with `Retry-After`. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -1573,6 +2406,43 @@ export interface paths {
         get: operations["getThread"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waits/{waitId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a verification wait */
+        get: operations["getVerificationWait"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waits/{waitId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a verification wait
+         * @description A pending wait becomes `expired` (with `verification.expired`); a settled wait is answered as it is.
+         */
+        post: operations["cancelVerificationWait"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1766,7 +2636,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_domain" | "idempotency_key_mismatch" | "missing_api_key" | "invalid_api_key" | "session_required" | "scope_missing" | "not_permitted" | "resource_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "idempotency_key_replay_secret" | "conflict" | "payload_too_large" | "unprocessable" | "rate_limited" | "plan_limit_reached" | "budget_exceeded" | "spend_cap_reached" | "internal_error" | "not_implemented";
+                code: "invalid_request" | "invalid_domain" | "idempotency_key_mismatch" | "missing_api_key" | "invalid_api_key" | "session_required" | "invalid_signature" | "scope_missing" | "not_permitted" | "resource_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "idempotency_key_replay_secret" | "conflict" | "payload_too_large" | "unprocessable" | "rate_limited" | "plan_limit_reached" | "budget_exceeded" | "spend_cap_reached" | "internal_error" | "not_implemented" | "provider_unavailable";
                 message: string;
                 /** @description The parameter at fault (`body.field`, a query or path parameter, a header), or "" when none is. */
                 param: string;
@@ -4656,7 +5526,6 @@ export interface operations {
                     tags?: {
                         [key: string]: string;
                     };
-                    telegram?: unknown;
                     template?: {
                         /** @description Template UUID or slug. */
                         id: string;
@@ -5099,7 +5968,10 @@ export interface operations {
     };
     listBuckets: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8035,7 +8907,7 @@ export interface operations {
                     displayName: string;
                     handles?: {
                         /** @enum {string} */
-                        channel: "email" | "a2a" | "sms" | "phone" | "telegram" | "slack" | "postal";
+                        channel: "email" | "a2a" | "telegram" | "slack" | "sms" | "phone" | "postal";
                         /** @default false */
                         isPrimary?: boolean;
                         label?: string;
@@ -8589,7 +9461,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    channel: "email" | "a2a" | "sms" | "phone" | "telegram" | "slack" | "postal";
+                    channel: "email" | "a2a" | "telegram" | "slack" | "sms" | "phone" | "postal";
                     /** @default false */
                     isPrimary?: boolean;
                     label?: string;
@@ -8973,7 +9845,7 @@ export interface operations {
                             bcc: string[];
                             cc: string[];
                             /** @enum {string} */
-                            channel: "email" | "a2a";
+                            channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                             /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                             channelMetadata: ({
                                 authentication?: {
@@ -9008,6 +9880,73 @@ export interface operations {
                                 /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
+                            } | {
+                                botId?: string | null;
+                                /** @description An outbound send's button rows as sent (or as last edited). */
+                                buttons?: ({
+                                    text: string;
+                                    /** Format: uri */
+                                    url: string;
+                                } | {
+                                    alert?: boolean;
+                                    callback: string;
+                                    text: string;
+                                })[][] | null;
+                                chatId?: string | null;
+                                chatType?: string | null;
+                                editedAt?: string | null;
+                                fromUserId?: string | null;
+                                fromUsername?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                reaction?: string | null;
+                                /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                reactions?: {
+                                    actorChatId: string | null;
+                                    at: string;
+                                    emojis: string[];
+                                    userId: string | null;
+                                    username: string | null;
+                                }[];
+                                telegramMessageId?: number | null;
+                                /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                voice?: {
+                                    durationSeconds: number;
+                                    /** @enum {string} */
+                                    engine: "espeak-ng" | "silent";
+                                    /** @enum {string} */
+                                    format: "ogg_opus" | "wav";
+                                    note: string | null;
+                                    text: string;
+                                    voiceId: string;
+                                } | null;
+                            } | {
+                                /** @description Stored as channel context (ambient store) without `message.received`. */
+                                ambient: boolean;
+                                /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                channelId: string | null;
+                                /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                teamId: string | null;
+                                /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                threadTs: string | null;
+                                /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                ts: string | null;
+                                /** @description The Slack user who wrote it (inbound), or null. */
+                                userId: string | null;
+                            } | {
+                                encoding?: string | null;
+                                error?: string | null;
+                                errorCode?: number | null;
+                                fromNumber?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                segments?: number | null;
+                                status?: string | null;
+                                toNumber?: string | null;
                             }) | null;
                             /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
                             contactId: string | null;
@@ -9020,6 +9959,13 @@ export interface operations {
                             deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                             /** @enum {string} */
                             direction: "inbound" | "outbound";
+                            /** @description The validation errors of a quarantined or passthrough message. */
+                            extractionErrors: {
+                                field: string;
+                                message: string;
+                            }[] | null;
+                            /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                            extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
                             from: {
                                 address: string;
                                 name: string | null;
@@ -9040,7 +9986,13 @@ export interface operations {
                             receivedAt: string;
                             references: string[];
                             scheduledAt: string | null;
+                            /** @description Outbound: when the message was handed to its transport (null until then). */
+                            sentAt: string | null;
                             status: string;
+                            /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                            structured: {
+                                [key: string]: unknown;
+                            } | null;
                             subject: string;
                             textBody?: string | null;
                             textPreview: string;
@@ -9776,7 +10728,7 @@ export interface operations {
                 order?: "oldest" | "newest";
                 since?: string;
                 tail?: "0" | "1" | "true" | "false";
-                type?: "message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired";
+                type?: "message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "button_tap" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired";
                 wait?: number;
             };
             header?: never;
@@ -9902,7 +10854,7 @@ export interface operations {
                     sinceSeq?: number;
                     /** Format: date-time */
                     sinceTimestamp?: string;
-                    types?: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
+                    types?: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "button_tap" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
                     /** Format: date-time */
                     until?: string;
                     /** Format: uuid */
@@ -10566,6 +11518,3849 @@ export interface operations {
             };
         };
     };
+    getInboxSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an inbox's extraction schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        extractionHint: string | null;
+                        /** Format: uuid */
+                        inboxId: string;
+                        /** @constant */
+                        object: "inbox_schema";
+                        /** @enum {string} */
+                        onValidationError: "quarantine" | "passthrough";
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setInboxSchema: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schema": {
+                 *         "orderId": {
+                 *           "type": "integer",
+                 *           "required": true
+                 *         },
+                 *         "email": "email",
+                 *         "status": {
+                 *           "type": "enum",
+                 *           "values": [
+                 *             "new",
+                 *             "paid"
+                 *           ]
+                 *         }
+                 *       },
+                 *       "onValidationError": "quarantine"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Context for an LLM extractor only. */
+                    extractionHint?: string | null;
+                    /**
+                     * @description Default `quarantine`.
+                     * @enum {string}
+                     */
+                    onValidationError?: "quarantine" | "passthrough";
+                    /** @description Field names to type declarations: `string`, `number`, `integer`, `boolean`, `email`, `url`, `date` (or `{type, required}`), `{type: "enum", values}`, `{type: "array", items}`. */
+                    schema: {
+                        [key: string]: ("string" | "number" | "integer" | "boolean" | "email" | "url" | "date") | {
+                            description?: string;
+                            required?: boolean;
+                            /** @enum {string} */
+                            type: "string" | "number" | "integer" | "boolean" | "email" | "url" | "date";
+                        } | {
+                            description?: string;
+                            required?: boolean;
+                            /** @constant */
+                            type: "enum";
+                            values: string[];
+                        } | {
+                            description?: string;
+                            items: {
+                                /** @enum {string} */
+                                type: "string" | "number" | "integer" | "boolean" | "email" | "url" | "date";
+                            } | {
+                                /** @constant */
+                                type: "enum";
+                                values: string[];
+                            };
+                            required?: boolean;
+                            /** @constant */
+                            type: "array";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Set an inbox's extraction schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        extractionHint: string | null;
+                        /** Format: uuid */
+                        inboxId: string;
+                        /** @constant */
+                        object: "inbox_schema";
+                        /** @enum {string} */
+                        onValidationError: "quarantine" | "passthrough";
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInboxSchema: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove an inbox's extraction schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        /** Format: uuid */
+                        inboxId: string;
+                        /** @constant */
+                        object: "inbox_schema";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testInboxSchema: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schema": {
+                 *         "orderId": {
+                 *           "type": "integer",
+                 *           "required": true
+                 *         }
+                 *       },
+                 *       "text": "Order ID: 42"
+                 *     }
+                 */
+                "application/json": {
+                    extractionHint?: string | null;
+                    html?: string;
+                    /** @enum {string} */
+                    onValidationError?: "quarantine" | "passthrough";
+                    /** @description Field names to type declarations: `string`, `number`, `integer`, `boolean`, `email`, `url`, `date` (or `{type, required}`), `{type: "enum", values}`, `{type: "array", items}`. */
+                    schema?: {
+                        [key: string]: ("string" | "number" | "integer" | "boolean" | "email" | "url" | "date") | {
+                            description?: string;
+                            required?: boolean;
+                            /** @enum {string} */
+                            type: "string" | "number" | "integer" | "boolean" | "email" | "url" | "date";
+                        } | {
+                            description?: string;
+                            required?: boolean;
+                            /** @constant */
+                            type: "enum";
+                            values: string[];
+                        } | {
+                            description?: string;
+                            items: {
+                                /** @enum {string} */
+                                type: "string" | "number" | "integer" | "boolean" | "email" | "url" | "date";
+                            } | {
+                                /** @constant */
+                                type: "enum";
+                                values: string[];
+                            };
+                            required?: boolean;
+                            /** @constant */
+                            type: "array";
+                        };
+                    };
+                    text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Try an extraction schema on a message text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        extractionErrors: {
+                            field: string;
+                            message: string;
+                        }[] | null;
+                        /** @enum {string} */
+                        extractionStatus: "validated" | "quarantined" | "passthrough" | "error";
+                        /** Format: uuid */
+                        inboxId: string;
+                        /** @constant */
+                        object: "extraction_test";
+                        structured: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectTelegram: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "botToken": "123456789:AAExampleExampleExampleExampleExam"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The bot's token (write-only: never returned). */
+                    botToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Connect a Telegram bot */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbox: {
+                            address: string;
+                            agent: string | null;
+                            /** @constant */
+                            channel: "email";
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string | null;
+                            /** Format: uuid */
+                            domainId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            mode: "agent" | "human" | "hybrid";
+                            /** @constant */
+                            object: "inbox";
+                            /** @enum {string} */
+                            status: "active" | "paused" | "deleted";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectTelegram: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnect the Telegram bot */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inbox: {
+                            address: string;
+                            agent: string | null;
+                            /** @constant */
+                            channel: "email";
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayName: string | null;
+                            /** Format: uuid */
+                            domainId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            mode: "agent" | "human" | "hybrid";
+                            /** @constant */
+                            object: "inbox";
+                            /** @enum {string} */
+                            status: "active" | "paused" | "deleted";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listVerificationWaits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List an inbox's verification waits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        waits: {
+                            agentId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expiredAt: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @description The From address of the message that resolved the wait. */
+                            from: string | null;
+                            fromHint: string | null;
+                            idempotencyKey: string | null;
+                            /** Format: uuid */
+                            inboxId: string;
+                            instruction: string | null;
+                            messageId: string | null;
+                            /** @constant */
+                            object: "verification_wait";
+                            resolvedAt: string | null;
+                            /** @description The extracted code or link, once resolved. */
+                            result: string | null;
+                            /** @description Whether `result` is a code or a link. */
+                            resultKind: ("code" | "link") | null;
+                            /** @enum {string} */
+                            status: "pending" | "resolved" | "expired";
+                            /** Format: uuid */
+                            waitId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerVerificationWait: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeoutSec": 300,
+                 *       "fromHint": "example.com",
+                 *       "instruction": "the 6-digit code",
+                 *       "idempotencyKey": "signup-42"
+                 *     }
+                 */
+                "application/json": {
+                    fromHint?: string | null;
+                    /** @description The same key returns the same wait. */
+                    idempotencyKey?: string | null;
+                    /** @description What to extract ("the 6-digit code", "the sign-in link"); absent: any verification code. */
+                    instruction?: string | null;
+                    /** @description Seconds until the wait expires (`expiresAt` = now + timeoutSec). */
+                    timeoutSec: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Wait for a verification code */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiredAt: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The From address of the message that resolved the wait. */
+                        from: string | null;
+                        fromHint: string | null;
+                        idempotencyKey: string | null;
+                        /** Format: uuid */
+                        inboxId: string;
+                        instruction: string | null;
+                        messageId: string | null;
+                        /** @constant */
+                        object: "verification_wait";
+                        resolvedAt: string | null;
+                        /** @description The extracted code or link, once resolved. */
+                        result: string | null;
+                        /** @description Whether `result` is a code or a link. */
+                        resultKind: ("code" | "link") | null;
+                        /** @enum {string} */
+                        status: "pending" | "resolved" | "expired";
+                        /** Format: uuid */
+                        waitId: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLetters: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List letters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            createdAt: string;
+                            /** @constant */
+                            currency: "usd";
+                            /** @enum {string} */
+                            delivery: "standard" | "registered";
+                            description: string | null;
+                            /** @description YYYY-MM-DD. */
+                            expectedDeliveryDate: string;
+                            failureReason: string | null;
+                            from: {
+                                addressLine2: string | null;
+                                city: string | null;
+                                company: string | null;
+                                country: string;
+                                houseNumber: string | null;
+                                name: string | null;
+                                poBox: string | null;
+                                postalCode: string | null;
+                                street: string | null;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Test mode: when the simulated print centre moves the letter next. */
+                            nextStepAt: string | null;
+                            /** @constant */
+                            object: "letter";
+                            pageCount: number;
+                            priceCents: number;
+                            print: {
+                                /** @enum {string} */
+                                addressPlacement: "left" | "right";
+                                color: boolean;
+                                /** @enum {string} */
+                                sides: "simplex" | "duplex";
+                            };
+                            sizeBytes: number;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                            /** @description Test letters are never printed nor charged (their hold is released). */
+                            testMode: boolean;
+                            /** @description Every status the letter took, oldest first (each also a `letter.status_changed` event). */
+                            timeline: {
+                                at: string;
+                                reason: string | null;
+                                /** @enum {string} */
+                                status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                            }[];
+                            to: {
+                                addressLine2: string | null;
+                                city: string | null;
+                                company: string | null;
+                                country: string;
+                                houseNumber: string | null;
+                                name: string | null;
+                                poBox: string | null;
+                                postalCode: string | null;
+                                street: string | null;
+                            };
+                            updatedAt: string;
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendLetter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "name": "Erika Mustermann",
+                 *         "street": "Hauptstraße",
+                 *         "houseNumber": "5",
+                 *         "postalCode": "10115",
+                 *         "city": "Berlin",
+                 *         "country": "DE"
+                 *       },
+                 *       "from": {
+                 *         "company": "Beispiel GmbH",
+                 *         "street": "Marktplatz",
+                 *         "houseNumber": "1",
+                 *         "postalCode": "80331",
+                 *         "city": "München",
+                 *         "country": "DE"
+                 *       },
+                 *       "pdfBase64": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1R5cGUgL1BhZ2VzCi9LaWRzIFsgMyAwIFIgXQovQ291bnQgMQo+PgplbmRvYmoKCjIgMCBvYmoKPDwKL1R5cGUgL0NhdGFsb2cKL1BhZ2VzIDEgMCBSCj4+CmVuZG9iagoKMyAwIG9iago8PAovVHlwZSAvUGFnZQovUGFyZW50IDEgMCBSCi9SZXNvdXJjZXMgPDwKPj4KL01lZGlhQm94IFsgMCAwIDU5NS4yOCA4NDEuODkgXQo+PgplbmRvYmoKCnhyZWYKMCA0CjAwMDAwMDAwMDAgNjU1MzUgZiAKMDAwMDAwMDAxNiAwMDAwMCBuIAowMDAwMDAwMDc2IDAwMDAwIG4gCjAwMDAwMDAxMjYgMDAwMDAgbiAKCnRyYWlsZXIKPDwKL1NpemUgNAovUm9vdCAyIDAgUgo+PgoKc3RhcnR4cmVmCjIyMwolJUVPRg==",
+                 *       "dryRun": true
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `registered` uses the registered geometry (recipient block y = 67–90 mm, carrier label y = 50–67 mm) and is domestic only (the print centre's country).
+                     * @default standard
+                     * @enum {string}
+                     */
+                    delivery?: "standard" | "registered";
+                    description?: string;
+                    /**
+                     * @description Verify and price only: nothing is stored, held or printed.
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                    /** @description A PDF stored in one of the organization's buckets (at most 4 MB). */
+                    file?: {
+                        /**
+                         * Format: uuid
+                         * @description A bucket object of the organization: finalized, scanned clean.
+                         */
+                        objectId: string;
+                    };
+                    from?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                    /** @description Fail the `page_count` check above this many pages. */
+                    maxPages?: number;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * Format: base64
+                     * @description The PDF, base64 (at most 4 MB decoded).
+                     */
+                    pdfBase64?: string;
+                    /**
+                     * @default {
+                     *       "color": false,
+                     *       "sides": "simplex",
+                     *       "addressPlacement": "left"
+                     *     }
+                     */
+                    print?: {
+                        /**
+                         * @description Which DIN 5008 window the recipient's address is printed in (see requirements).
+                         * @default left
+                         * @enum {string}
+                         */
+                        addressPlacement?: "left" | "right";
+                        /**
+                         * @description Colour printing (priced per page).
+                         * @default false
+                         */
+                        color?: boolean;
+                        /**
+                         * @default simplex
+                         * @enum {string}
+                         */
+                        sides?: "simplex" | "duplex";
+                    };
+                    /** @description Values of the template's `{{placeholders}}`. */
+                    templateData?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description A letter template of the organization (needs `to`), rendered with `templateData`.
+                     */
+                    templateId?: string;
+                    to: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Send a letter */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @constant */
+                        currency: "usd";
+                        /** @enum {string} */
+                        delivery: "standard" | "registered";
+                        description: string | null;
+                        /** @description YYYY-MM-DD. */
+                        expectedDeliveryDate: string;
+                        failureReason: string | null;
+                        from: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        } | null;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Test mode: when the simulated print centre moves the letter next. */
+                        nextStepAt: string | null;
+                        /** @constant */
+                        object: "letter";
+                        pageCount: number;
+                        priceCents: number;
+                        print: {
+                            /** @enum {string} */
+                            addressPlacement: "left" | "right";
+                            color: boolean;
+                            /** @enum {string} */
+                            sides: "simplex" | "duplex";
+                        };
+                        sizeBytes: number;
+                        /** @enum {string} */
+                        status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        /** @description Test letters are never printed nor charged (their hold is released). */
+                        testMode: boolean;
+                        /** @description Every status the letter took, oldest first (each also a `letter.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        }[];
+                        to: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        };
+                        updatedAt: string;
+                    } | {
+                        /** @constant */
+                        currency: "usd";
+                        /** @constant */
+                        dryRun: true;
+                        /** @constant */
+                        object: "letter_dry_run";
+                        pageCount: number;
+                        priceCents: number;
+                        /** @enum {string} */
+                        printMode: "test" | "live";
+                        valid: boolean;
+                        verification: {
+                            /** @description The text found in the address window, line by line. */
+                            addressLines: string[];
+                            addressPlacement: ("left" | "right") | null;
+                            /** @description One sentence: what to change (or that the letter is ready). */
+                            agentHint: string;
+                            checks: {
+                                actual?: string;
+                                /** @description The offending area, mm from the page's top-left corner. */
+                                box?: {
+                                    height: number;
+                                    width: number;
+                                    x: number;
+                                    y: number;
+                                };
+                                expected?: string;
+                                /** @enum {string} */
+                                id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                                message: string;
+                                /** @description The page the check found the problem on (1-based). */
+                                page?: number;
+                                /** @enum {string} */
+                                status: "pass" | "warn" | "fail" | "skipped";
+                            }[];
+                            failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                            /** @description Page 1 as measured. */
+                            measuredPageSize: {
+                                format: string | null;
+                                heightMm: number;
+                                widthMm: number;
+                            };
+                            /** @constant */
+                            object: "letter_verification";
+                            pageCount: number;
+                            /** @description Within 1 mm of A4 reported as 210 × 297, format A4. */
+                            pageSize: {
+                                format: string | null;
+                                heightMm: number;
+                                widthMm: number;
+                            };
+                            summary: string;
+                            /** @description True when no check failed (warnings may remain). */
+                            valid: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: a rule of this operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`); `spend_cap_reached`: a rule of this operation. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                letterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a letter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @constant */
+                        currency: "usd";
+                        /** @enum {string} */
+                        delivery: "standard" | "registered";
+                        description: string | null;
+                        /** @description YYYY-MM-DD. */
+                        expectedDeliveryDate: string;
+                        failureReason: string | null;
+                        from: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        } | null;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Test mode: when the simulated print centre moves the letter next. */
+                        nextStepAt: string | null;
+                        /** @constant */
+                        object: "letter";
+                        pageCount: number;
+                        priceCents: number;
+                        print: {
+                            /** @enum {string} */
+                            addressPlacement: "left" | "right";
+                            color: boolean;
+                            /** @enum {string} */
+                            sides: "simplex" | "duplex";
+                        };
+                        sizeBytes: number;
+                        /** @enum {string} */
+                        status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        /** @description Test letters are never printed nor charged (their hold is released). */
+                        testMode: boolean;
+                        /** @description Every status the letter took, oldest first (each also a `letter.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        }[];
+                        to: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        };
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelLetter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                letterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a letter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @constant */
+                        currency: "usd";
+                        /** @enum {string} */
+                        delivery: "standard" | "registered";
+                        description: string | null;
+                        /** @description YYYY-MM-DD. */
+                        expectedDeliveryDate: string;
+                        failureReason: string | null;
+                        from: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        } | null;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Test mode: when the simulated print centre moves the letter next. */
+                        nextStepAt: string | null;
+                        /** @constant */
+                        object: "letter";
+                        pageCount: number;
+                        priceCents: number;
+                        print: {
+                            /** @enum {string} */
+                            addressPlacement: "left" | "right";
+                            color: boolean;
+                            /** @enum {string} */
+                            sides: "simplex" | "duplex";
+                        };
+                        sizeBytes: number;
+                        /** @enum {string} */
+                        status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        /** @description Test letters are never printed nor charged (their hold is released). */
+                        testMode: boolean;
+                        /** @description Every status the letter took, oldest first (each also a `letter.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        }[];
+                        to: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        };
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLetterEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                letterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A letter's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            eventId: string;
+                            /** @constant */
+                            object: "letter_event";
+                            occurredAt: string;
+                            previousStatus: ("draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed") | null;
+                            reason: string | null;
+                            seq: number;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                            type: string;
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    progressLetter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                letterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Move a test letter one step */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @constant */
+                        currency: "usd";
+                        /** @enum {string} */
+                        delivery: "standard" | "registered";
+                        description: string | null;
+                        /** @description YYYY-MM-DD. */
+                        expectedDeliveryDate: string;
+                        failureReason: string | null;
+                        from: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        } | null;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Test mode: when the simulated print centre moves the letter next. */
+                        nextStepAt: string | null;
+                        /** @constant */
+                        object: "letter";
+                        pageCount: number;
+                        priceCents: number;
+                        print: {
+                            /** @enum {string} */
+                            addressPlacement: "left" | "right";
+                            color: boolean;
+                            /** @enum {string} */
+                            sides: "simplex" | "duplex";
+                        };
+                        sizeBytes: number;
+                        /** @enum {string} */
+                        status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        /** @description Test letters are never printed nor charged (their hold is released). */
+                        testMode: boolean;
+                        /** @description Every status the letter took, oldest first (each also a `letter.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "queued" | "processing" | "printable" | "submitted" | "in_transit" | "delivered" | "undeliverable" | "canceled" | "failed";
+                        }[];
+                        to: {
+                            addressLine2: string | null;
+                            city: string | null;
+                            company: string | null;
+                            country: string;
+                            houseNumber: string | null;
+                            name: string | null;
+                            poBox: string | null;
+                            postalCode: string | null;
+                            street: string | null;
+                        };
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendLetterBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "templateId": "0192f1d0-8c1e-7a34-9b7a-2f3e4d5c6b7a",
+                 *       "from": {
+                 *         "company": "Beispiel GmbH",
+                 *         "street": "Marktplatz",
+                 *         "houseNumber": "1",
+                 *         "postalCode": "80331",
+                 *         "city": "München",
+                 *         "country": "DE"
+                 *       },
+                 *       "recipients": [
+                 *         {
+                 *           "to": {
+                 *             "name": "Erika Mustermann",
+                 *             "street": "Hauptstraße",
+                 *             "houseNumber": "5",
+                 *             "postalCode": "10115",
+                 *             "city": "Berlin",
+                 *             "country": "DE"
+                 *           },
+                 *           "templateData": {
+                 *             "greeting": "Dear Ms Mustermann,"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `registered` uses the registered geometry (recipient block y = 67–90 mm, carrier label y = 50–67 mm) and is domestic only (the print centre's country).
+                     * @default standard
+                     * @enum {string}
+                     */
+                    delivery?: "standard" | "registered";
+                    description?: string;
+                    from?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                    /** @description Fail the `page_count` check above this many pages. */
+                    maxPages?: number;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @default {
+                     *       "color": false,
+                     *       "sides": "simplex",
+                     *       "addressPlacement": "left"
+                     *     }
+                     */
+                    print?: {
+                        /**
+                         * @description Which DIN 5008 window the recipient's address is printed in (see requirements).
+                         * @default left
+                         * @enum {string}
+                         */
+                        addressPlacement?: "left" | "right";
+                        /**
+                         * @description Colour printing (priced per page).
+                         * @default false
+                         */
+                        color?: boolean;
+                        /**
+                         * @default simplex
+                         * @enum {string}
+                         */
+                        sides?: "simplex" | "duplex";
+                    };
+                    /** @description 1 to 1000 BatchRecipients: one letter each. */
+                    recipients: {
+                        /** @description This recipient's values of the template's `{{placeholders}}`. */
+                        templateData?: {
+                            [key: string]: unknown;
+                        };
+                        to: {
+                            addressLine2?: string | null;
+                            city?: string | null;
+                            company?: string | null;
+                            country: string;
+                            houseNumber?: string | null;
+                            name?: string | null;
+                            poBox?: string | null;
+                            postalCode?: string | null;
+                            street?: string | null;
+                        };
+                    }[];
+                    /**
+                     * Format: uuid
+                     * @description An active letter template of the organization, rendered once per recipient.
+                     */
+                    templateId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Send a batch of letters */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        createdAt: string;
+                        failed: number;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description One per recipient, in request order. */
+                        items: {
+                            /** @description Why no letter was made: the same code, message and `param` a single send would answer. */
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                            } | null;
+                            /** @description The recipient's position in `recipients` (0-based). */
+                            index: number;
+                            /** @description The letter made for this recipient, once `created`. */
+                            letterId: string | null;
+                            /**
+                             * @description `created`: the letter was recorded (see `letterId`); `failed`: see `error`.
+                             * @enum {string}
+                             */
+                            status: "pending" | "created" | "failed";
+                        }[];
+                        /** @constant */
+                        object: "letter_batch";
+                        pending: number;
+                        /**
+                         * @description `completed` once every recipient is `created` or `failed`.
+                         * @enum {string}
+                         */
+                        status: "processing" | "completed";
+                        /** Format: uuid */
+                        templateId: string;
+                        total: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLetterBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a letter batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        createdAt: string;
+                        failed: number;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description One per recipient, in request order. */
+                        items: {
+                            /** @description Why no letter was made: the same code, message and `param` a single send would answer. */
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                            } | null;
+                            /** @description The recipient's position in `recipients` (0-based). */
+                            index: number;
+                            /** @description The letter made for this recipient, once `created`. */
+                            letterId: string | null;
+                            /**
+                             * @description `created`: the letter was recorded (see `letterId`); `failed`: see `error`.
+                             * @enum {string}
+                             */
+                            status: "pending" | "created" | "failed";
+                        }[];
+                        /** @constant */
+                        object: "letter_batch";
+                        pending: number;
+                        /**
+                         * @description `completed` once every recipient is `created` or `failed`.
+                         * @enum {string}
+                         */
+                        status: "processing" | "completed";
+                        /** Format: uuid */
+                        templateId: string;
+                        total: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    priceLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pageCount": 2,
+                 *       "country": "DE"
+                 *     }
+                 */
+                "application/json": {
+                    country: string;
+                    /**
+                     * @description `registered` uses the registered geometry (recipient block y = 67–90 mm, carrier label y = 50–67 mm) and is domestic only (the print centre's country).
+                     * @default standard
+                     * @enum {string}
+                     */
+                    delivery?: "standard" | "registered";
+                    pageCount: number;
+                    /**
+                     * @default {
+                     *       "color": false,
+                     *       "sides": "simplex",
+                     *       "addressPlacement": "left"
+                     *     }
+                     */
+                    print?: {
+                        /**
+                         * @description Which DIN 5008 window the recipient's address is printed in (see requirements).
+                         * @default left
+                         * @enum {string}
+                         */
+                        addressPlacement?: "left" | "right";
+                        /**
+                         * @description Colour printing (priced per page).
+                         * @default false
+                         */
+                        color?: boolean;
+                        /**
+                         * @default simplex
+                         * @enum {string}
+                         */
+                        sides?: "simplex" | "duplex";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Price a letter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        currency: "usd";
+                        lines: {
+                            cents: number;
+                            item: string;
+                        }[];
+                        /** @constant */
+                        object: "letter_price";
+                        /** @description What a send holds under the account budget's `maxSpendPerDayCents`. */
+                        priceCents: number;
+                        sheets: number;
+                        /** @enum {string} */
+                        zone: "domestic" | "eu" | "world";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLetterRequirements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Letter requirements */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        addressWindow: {
+                            /** @description Millimetres from the page's top-left corner. */
+                            left: {
+                                height: number;
+                                width: number;
+                                x: number;
+                                y: number;
+                            };
+                            note: string;
+                            registered: {
+                                carrierLabel: {
+                                    /** @description Millimetres from the page's top-left corner. */
+                                    left: {
+                                        height: number;
+                                        width: number;
+                                        x: number;
+                                        y: number;
+                                    };
+                                    /** @description Millimetres from the page's top-left corner. */
+                                    right: {
+                                        height: number;
+                                        width: number;
+                                        x: number;
+                                        y: number;
+                                    };
+                                };
+                                recipientBlock: {
+                                    /** @description Millimetres from the page's top-left corner. */
+                                    left: {
+                                        height: number;
+                                        width: number;
+                                        x: number;
+                                        y: number;
+                                    };
+                                    /** @description Millimetres from the page's top-left corner. */
+                                    right: {
+                                        height: number;
+                                        width: number;
+                                        x: number;
+                                        y: number;
+                                    };
+                                };
+                            };
+                            /** @description Millimetres from the page's top-left corner. */
+                            right: {
+                                height: number;
+                                width: number;
+                                x: number;
+                                y: number;
+                            };
+                        };
+                        agentHint: string;
+                        bodyLayout: {
+                            bodyStartsAtMm: number;
+                            marginBottomMm: number;
+                            marginLeftMm: number;
+                            marginRightMm: number;
+                            note: string;
+                        };
+                        destinations: {
+                            printCentreCountry: string;
+                            registered: {
+                                countries: string[];
+                                domesticOnly: boolean;
+                            };
+                            supportedCountries: "any" | string[];
+                        };
+                        endpoints: {
+                            [key: string]: string;
+                        };
+                        keepOuts: {
+                            /** @description Millimetres from the page's top-left corner. */
+                            box?: {
+                                height: number;
+                                width: number;
+                                x: number;
+                                y: number;
+                            };
+                            id: string;
+                            marginMm?: number;
+                            note: string;
+                            page: string;
+                        }[];
+                        mcpTools: {
+                            [key: string]: string;
+                        };
+                        /** @constant */
+                        object: "letter_requirements";
+                        pageSetup: {
+                            format: string;
+                            heightMm: number;
+                            maxPages: number;
+                            maxPdfBytes: number;
+                            toleranceMm: number;
+                            widthMm: number;
+                        };
+                        pdfRules: string[];
+                        /** @enum {string} */
+                        printMode: "test" | "live";
+                        printModeNote: string;
+                        starterTemplates: {
+                            description: string;
+                            html: string;
+                            name: string;
+                            variables: string[];
+                        }[];
+                        summary: string;
+                        testMode: {
+                            /** @enum {string} */
+                            endState: "delivered" | "undeliverable";
+                            stepMs: number;
+                        };
+                        version: string;
+                        workflow: {
+                            method: string;
+                            note: string;
+                            path: string;
+                            step: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLetterTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List letter templates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            createdAt: string;
+                            /** @description Omitted from list items. */
+                            html?: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            object: "letter_template";
+                            /** @enum {string} */
+                            status: "active" | "archived";
+                            updatedAt: string | null;
+                            variables: {
+                                example?: string;
+                                label?: string;
+                                name: string;
+                                type?: string;
+                            }[];
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLetterTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Reminder",
+                 *       "html": "<html><body><div style=\"position:absolute;left:25mm;top:63mm\">{{to.name}}<br>{{to.street}} {{to.houseNumber}}<br>{{to.postalCode}} {{to.city}}</div><p style=\"position:absolute;left:25mm;top:105mm\">{{greeting}}</p></body></html>",
+                 *       "variables": {
+                 *         "greeting": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description HTML with `{{placeholders}}` (values are HTML-escaped): `{{to.name}}`, `{{from.city}}`, `{{anyTemplateDataKey}}`. */
+                    html: string;
+                    name: string;
+                    /** @description Objects, name strings, or a name-to-type map; always read back as objects. */
+                    variables?: (string | {
+                        example?: string;
+                        label?: string;
+                        name: string;
+                        type?: string;
+                    })[] | {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Create a letter template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @description Omitted from list items. */
+                        html?: string;
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        object: "letter_template";
+                        /** @enum {string} */
+                        status: "active" | "archived";
+                        updatedAt: string | null;
+                        variables: {
+                            example?: string;
+                            label?: string;
+                            name: string;
+                            type?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLetterTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a letter template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @description Omitted from list items. */
+                        html?: string;
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        object: "letter_template";
+                        /** @enum {string} */
+                        status: "active" | "archived";
+                        updatedAt: string | null;
+                        variables: {
+                            example?: string;
+                            label?: string;
+                            name: string;
+                            type?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLetterTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "archived"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description HTML with `{{placeholders}}` (values are HTML-escaped): `{{to.name}}`, `{{from.city}}`, `{{anyTemplateDataKey}}`. */
+                    html?: string;
+                    name?: string;
+                    /** @enum {string} */
+                    status?: "active" | "archived";
+                    /** @description Objects, name strings, or a name-to-type map; always read back as objects. */
+                    variables?: (string | {
+                        example?: string;
+                        label?: string;
+                        name: string;
+                        type?: string;
+                    })[] | {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Update a letter template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        createdAt: string;
+                        /** @description Omitted from list items. */
+                        html?: string;
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        object: "letter_template";
+                        /** @enum {string} */
+                        status: "active" | "archived";
+                        updatedAt: string | null;
+                        variables: {
+                            example?: string;
+                            label?: string;
+                            name: string;
+                            type?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewLetterTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "templateData": {
+                 *         "greeting": "Hello"
+                 *       },
+                 *       "to": {
+                 *         "name": "Erika Mustermann",
+                 *         "street": "Hauptstraße",
+                 *         "houseNumber": "5",
+                 *         "postalCode": "10115",
+                 *         "city": "Berlin",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    addressPlacement?: "left" | "right";
+                    /**
+                     * @description `registered` uses the registered geometry (recipient block y = 67–90 mm, carrier label y = 50–67 mm) and is domestic only (the print centre's country).
+                     * @default standard
+                     * @enum {string}
+                     */
+                    delivery?: "standard" | "registered";
+                    from?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                    /**
+                     * @default inline
+                     * @enum {string}
+                     */
+                    output?: "inline" | "url";
+                    templateData?: {
+                        [key: string]: unknown;
+                    };
+                    to?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Preview a letter template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        addressPlacement: "left" | "right";
+                        agentHint: string;
+                        checks: {
+                            actual?: string;
+                            /** @description The offending area, mm from the page's top-left corner. */
+                            box?: {
+                                height: number;
+                                width: number;
+                                x: number;
+                                y: number;
+                            };
+                            expected?: string;
+                            /** @enum {string} */
+                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                            message: string;
+                            /** @description The page the check found the problem on (1-based). */
+                            page?: number;
+                            /** @enum {string} */
+                            status: "pass" | "warn" | "fail" | "skipped";
+                        }[];
+                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                        /** @constant */
+                        object: "letter_template_preview";
+                        pageCount: number;
+                        pageSize: {
+                            format: string | null;
+                            heightMm: number;
+                            widthMm: number;
+                        };
+                        pdfBase64?: string;
+                        pdfUrl?: string;
+                        pdfUrlExpiresInSeconds?: number;
+                        sizeBytes: number;
+                        summary: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: a rule of this operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pdfBase64": "JVBERi0xLjcKJYGBgYEKCjEgMCBvYmoKPDwKL1R5cGUgL1BhZ2VzCi9LaWRzIFsgMyAwIFIgXQovQ291bnQgMQo+PgplbmRvYmoKCjIgMCBvYmoKPDwKL1R5cGUgL0NhdGFsb2cKL1BhZ2VzIDEgMCBSCj4+CmVuZG9iagoKMyAwIG9iago8PAovVHlwZSAvUGFnZQovUGFyZW50IDEgMCBSCi9SZXNvdXJjZXMgPDwKPj4KL01lZGlhQm94IFsgMCAwIDU5NS4yOCA4NDEuODkgXQo+PgplbmRvYmoKCnhyZWYKMCA0CjAwMDAwMDAwMDAgNjU1MzUgZiAKMDAwMDAwMDAxNiAwMDAwMCBuIAowMDAwMDAwMDc2IDAwMDAwIG4gCjAwMDAwMDAxMjYgMDAwMDAgbiAKCnRyYWlsZXIKPDwKL1NpemUgNAovUm9vdCAyIDAgUgo+PgoKc3RhcnR4cmVmCjIyMwolJUVPRg==",
+                 *       "to": {
+                 *         "name": "Erika Mustermann",
+                 *         "street": "Hauptstraße",
+                 *         "houseNumber": "5",
+                 *         "postalCode": "10115",
+                 *         "city": "Berlin",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `registered` uses the registered geometry (recipient block y = 67–90 mm, carrier label y = 50–67 mm) and is domestic only (the print centre's country).
+                     * @default standard
+                     * @enum {string}
+                     */
+                    delivery?: "standard" | "registered";
+                    /** @description A PDF stored in one of the organization's buckets (at most 4 MB). */
+                    file?: {
+                        /**
+                         * Format: uuid
+                         * @description A bucket object of the organization: finalized, scanned clean.
+                         */
+                        objectId: string;
+                    };
+                    /** @description Template path: the sender's address (`{{from.*}}`). */
+                    from?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                    /** @description Fail the `page_count` check above this many pages. */
+                    maxPages?: number;
+                    /**
+                     * Format: base64
+                     * @description The PDF, base64 (at most 4 MB decoded).
+                     */
+                    pdfBase64?: string;
+                    /**
+                     * @default {
+                     *       "color": false,
+                     *       "sides": "simplex",
+                     *       "addressPlacement": "left"
+                     *     }
+                     */
+                    print?: {
+                        /**
+                         * @description Which DIN 5008 window the recipient's address is printed in (see requirements).
+                         * @default left
+                         * @enum {string}
+                         */
+                        addressPlacement?: "left" | "right";
+                        /**
+                         * @description Colour printing (priced per page).
+                         * @default false
+                         */
+                        color?: boolean;
+                        /**
+                         * @default simplex
+                         * @enum {string}
+                         */
+                        sides?: "simplex" | "duplex";
+                    };
+                    /** @description Values of the template's `{{placeholders}}`. */
+                    templateData?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description A letter template of the organization (needs `to`), rendered with `templateData`.
+                     */
+                    templateId?: string;
+                    /** @description Enables the `address_match` check (and `registered_domestic`). */
+                    to?: {
+                        addressLine2?: string | null;
+                        city?: string | null;
+                        company?: string | null;
+                        country: string;
+                        houseNumber?: string | null;
+                        name?: string | null;
+                        poBox?: string | null;
+                        postalCode?: string | null;
+                        street?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Verify a letter's PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The text found in the address window, line by line. */
+                        addressLines: string[];
+                        addressPlacement: ("left" | "right") | null;
+                        /** @description One sentence: what to change (or that the letter is ready). */
+                        agentHint: string;
+                        checks: {
+                            actual?: string;
+                            /** @description The offending area, mm from the page's top-left corner. */
+                            box?: {
+                                height: number;
+                                width: number;
+                                x: number;
+                                y: number;
+                            };
+                            expected?: string;
+                            /** @enum {string} */
+                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                            message: string;
+                            /** @description The page the check found the problem on (1-based). */
+                            page?: number;
+                            /** @enum {string} */
+                            status: "pass" | "warn" | "fail" | "skipped";
+                        }[];
+                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                        /** @description Page 1 as measured. */
+                        measuredPageSize: {
+                            format: string | null;
+                            heightMm: number;
+                            widthMm: number;
+                        };
+                        /** @constant */
+                        object: "letter_verification";
+                        pageCount: number;
+                        /** @description Within 1 mm of A4 reported as 210 × 297, format A4. */
+                        pageSize: {
+                            format: string | null;
+                            heightMm: number;
+                            widthMm: number;
+                        };
+                        summary: string;
+                        /** @description True when no check failed (warnings may remain). */
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: a rule of this operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                keyId?: string;
+                limit?: number;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                path?: string;
+                since?: string;
+                status?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List API requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logs: {
+                            /** @description `api_key:<id>`, `mcp:<keyId>`, `user:<id>` or `agent:agt_…`. */
+                            actor: string;
+                            /** @description The key's name or the person's email. */
+                            actorName: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            durationMs: number;
+                            /** @description The error envelope's `code` for a failed request. */
+                            errorCode: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            ip: string | null;
+                            keyId: string | null;
+                            /** @description The API key's name (null for console sessions). */
+                            keyName: string | null;
+                            method: string;
+                            path: string;
+                            /** @description The query string, secrets redacted. */
+                            query: string | null;
+                            /** @description The JSON body as received with secrets and attachment bytes removed, cut at 16,384 characters. */
+                            requestBody: string | null;
+                            requestId: string;
+                            /** @description The JSON answer, redacted and capped the same way. */
+                            responseBody: string | null;
+                            /**
+                             * @description `api` for `/v1`, `mcp` for the MCP tool server, `console` for a console form whose action failed (recorded with the operation's `/v1` method and path, by the signed-in user).
+                             * @enum {string}
+                             */
+                            source: "api" | "mcp" | "console";
+                            status: number;
+                        }[];
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                logId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an API request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `api_key:<id>`, `mcp:<keyId>`, `user:<id>` or `agent:agt_…`. */
+                        actor: string;
+                        /** @description The key's name or the person's email. */
+                        actorName: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        durationMs: number;
+                        /** @description The error envelope's `code` for a failed request. */
+                        errorCode: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        ip: string | null;
+                        keyId: string | null;
+                        /** @description The API key's name (null for console sessions). */
+                        keyName: string | null;
+                        method: string;
+                        path: string;
+                        /** @description The query string, secrets redacted. */
+                        query: string | null;
+                        /** @description The JSON body as received with secrets and attachment bytes removed, cut at 16,384 characters. */
+                        requestBody: string | null;
+                        requestId: string;
+                        /** @description The JSON answer, redacted and capped the same way. */
+                        responseBody: string | null;
+                        /**
+                         * @description `api` for `/v1`, `mcp` for the MCP tool server, `console` for a console form whose action failed (recorded with the operation's `/v1` method and path, by the signed-in user).
+                         * @enum {string}
+                         */
+                        source: "api" | "mcp" | "console";
+                        status: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listMcpTools: {
         parameters: {
             query?: never;
@@ -10651,10 +15446,12 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                channel?: "email" | "a2a";
+                channel?: "email" | "a2a" | "telegram" | "slack" | "sms";
                 cursor?: string;
                 deliveryStatus?: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                 direction?: "inbound" | "outbound";
+                /** @description Schema inboxes: e.g. `quarantined`, the messages held for release or discard. */
+                extractionStatus?: "pending" | "validated" | "quarantined" | "passthrough" | "error";
                 inboxId?: string;
                 limit?: number;
                 /** @description Search text: a case-insensitive substring. */
@@ -10690,7 +15487,7 @@ export interface operations {
                             bcc: string[];
                             cc: string[];
                             /** @enum {string} */
-                            channel: "email" | "a2a";
+                            channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                             /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                             channelMetadata: ({
                                 authentication?: {
@@ -10725,6 +15522,73 @@ export interface operations {
                                 /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
+                            } | {
+                                botId?: string | null;
+                                /** @description An outbound send's button rows as sent (or as last edited). */
+                                buttons?: ({
+                                    text: string;
+                                    /** Format: uri */
+                                    url: string;
+                                } | {
+                                    alert?: boolean;
+                                    callback: string;
+                                    text: string;
+                                })[][] | null;
+                                chatId?: string | null;
+                                chatType?: string | null;
+                                editedAt?: string | null;
+                                fromUserId?: string | null;
+                                fromUsername?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                reaction?: string | null;
+                                /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                reactions?: {
+                                    actorChatId: string | null;
+                                    at: string;
+                                    emojis: string[];
+                                    userId: string | null;
+                                    username: string | null;
+                                }[];
+                                telegramMessageId?: number | null;
+                                /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                voice?: {
+                                    durationSeconds: number;
+                                    /** @enum {string} */
+                                    engine: "espeak-ng" | "silent";
+                                    /** @enum {string} */
+                                    format: "ogg_opus" | "wav";
+                                    note: string | null;
+                                    text: string;
+                                    voiceId: string;
+                                } | null;
+                            } | {
+                                /** @description Stored as channel context (ambient store) without `message.received`. */
+                                ambient: boolean;
+                                /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                channelId: string | null;
+                                /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                teamId: string | null;
+                                /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                threadTs: string | null;
+                                /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                ts: string | null;
+                                /** @description The Slack user who wrote it (inbound), or null. */
+                                userId: string | null;
+                            } | {
+                                encoding?: string | null;
+                                error?: string | null;
+                                errorCode?: number | null;
+                                fromNumber?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                segments?: number | null;
+                                status?: string | null;
+                                toNumber?: string | null;
                             }) | null;
                             /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
                             contactId: string | null;
@@ -10737,6 +15601,13 @@ export interface operations {
                             deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                             /** @enum {string} */
                             direction: "inbound" | "outbound";
+                            /** @description The validation errors of a quarantined or passthrough message. */
+                            extractionErrors: {
+                                field: string;
+                                message: string;
+                            }[] | null;
+                            /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                            extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
                             from: {
                                 address: string;
                                 name: string | null;
@@ -10757,7 +15628,13 @@ export interface operations {
                             receivedAt: string;
                             references: string[];
                             scheduledAt: string | null;
+                            /** @description Outbound: when the message was handed to its transport (null until then). */
+                            sentAt: string | null;
                             status: string;
+                            /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                            structured: {
+                                [key: string]: unknown;
+                            } | null;
                             subject: string;
                             textBody?: string | null;
                             textPreview: string;
@@ -10855,10 +15732,25 @@ export interface operations {
                         objectId?: string;
                     }[];
                     bcc?: string | string[];
-                    buttons?: unknown;
+                    /** @description Slack: Block Kit blocks of the message (the text is the notification fallback). */
+                    blocks?: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description Telegram only: rows of buttons under the message (TelegramButton: `url` or `callback`, `alert`). */
+                    buttons?: ({
+                        text: string;
+                        /** Format: uri */
+                        url: string;
+                    } | {
+                        alert?: boolean;
+                        callback: string;
+                        text: string;
+                    })[][];
                     cc?: string | string[];
                     /** @enum {string} */
-                    channel?: "email" | "a2a";
+                    channel?: "email" | "a2a" | "telegram" | "slack" | "sms";
                     /** @description A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`. */
                     contactId?: string;
                     dryRun?: boolean;
@@ -10889,6 +15781,19 @@ export interface operations {
                     tags?: {
                         [key: string]: string;
                     };
+                    /** @description Telegram only: `voice` `{voiceId, text}` sends a voice note synthesized from `text` (`text` of the message becomes its caption). */
+                    telegram?: {
+                        voice?: {
+                            /** @description What the voice note says. */
+                            text: string;
+                            /**
+                             * @description A voice's `slug` from `GET /v1/telegram/voices` (default `adrian`).
+                             * @default adrian
+                             * @enum {string}
+                             */
+                            voiceId?: "adrian" | "amelia" | "oliver" | "sofia" | "lucas" | "lena";
+                        };
+                    };
                     template?: {
                         /** @description Template UUID or slug. */
                         id: string;
@@ -10900,6 +15805,8 @@ export interface operations {
                         version?: number;
                     };
                     text?: string;
+                    /** @description Slack: the thread to post in (its first message's `ts`); `replyToMessageId` sets it for you. */
+                    thread_ts?: string;
                     to: string | string[];
                 };
             };
@@ -10913,7 +15820,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        channel: "email" | "a2a";
+                        channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                         /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                         channelMetadata: ({
                             authentication?: {
@@ -10948,6 +15855,73 @@ export interface operations {
                             /** @description True when the token verified against the agent's published key and the content as delivered. */
                             provenanceVerified: boolean;
                             receiptId: string | null;
+                        } | {
+                            botId?: string | null;
+                            /** @description An outbound send's button rows as sent (or as last edited). */
+                            buttons?: ({
+                                text: string;
+                                /** Format: uri */
+                                url: string;
+                            } | {
+                                alert?: boolean;
+                                callback: string;
+                                text: string;
+                            })[][] | null;
+                            chatId?: string | null;
+                            chatType?: string | null;
+                            editedAt?: string | null;
+                            fromUserId?: string | null;
+                            fromUsername?: string | null;
+                            lastEventAt?: string | null;
+                            lastEventType?: string | null;
+                            provider?: string | null;
+                            providerMessageId?: string | null;
+                            reaction?: string | null;
+                            /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                            reactions?: {
+                                actorChatId: string | null;
+                                at: string;
+                                emojis: string[];
+                                userId: string | null;
+                                username: string | null;
+                            }[];
+                            telegramMessageId?: number | null;
+                            /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                            voice?: {
+                                durationSeconds: number;
+                                /** @enum {string} */
+                                engine: "espeak-ng" | "silent";
+                                /** @enum {string} */
+                                format: "ogg_opus" | "wav";
+                                note: string | null;
+                                text: string;
+                                voiceId: string;
+                            } | null;
+                        } | {
+                            /** @description Stored as channel context (ambient store) without `message.received`. */
+                            ambient: boolean;
+                            /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                            channelId: string | null;
+                            /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                            teamId: string | null;
+                            /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                            threadTs: string | null;
+                            /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                            ts: string | null;
+                            /** @description The Slack user who wrote it (inbound), or null. */
+                            userId: string | null;
+                        } | {
+                            encoding?: string | null;
+                            error?: string | null;
+                            errorCode?: number | null;
+                            fromNumber?: string | null;
+                            lastEventAt?: string | null;
+                            lastEventType?: string | null;
+                            provider?: string | null;
+                            providerMessageId?: string | null;
+                            segments?: number | null;
+                            status?: string | null;
+                            toNumber?: string | null;
                         }) | null;
                         error: string | null;
                         /** Format: uuid */
@@ -10976,7 +15950,7 @@ export interface operations {
                         bcc: string[];
                         cc: string[];
                         /** @enum {string} */
-                        channel: "email" | "a2a";
+                        channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                         from: {
                             address: string;
                             name: string | null;
@@ -11130,7 +16104,7 @@ export interface operations {
                             bcc: string[];
                             cc: string[];
                             /** @enum {string} */
-                            channel: "email" | "a2a";
+                            channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                             /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                             channelMetadata: ({
                                 authentication?: {
@@ -11165,6 +16139,73 @@ export interface operations {
                                 /** @description True when the token verified against the agent's published key and the content as delivered. */
                                 provenanceVerified: boolean;
                                 receiptId: string | null;
+                            } | {
+                                botId?: string | null;
+                                /** @description An outbound send's button rows as sent (or as last edited). */
+                                buttons?: ({
+                                    text: string;
+                                    /** Format: uri */
+                                    url: string;
+                                } | {
+                                    alert?: boolean;
+                                    callback: string;
+                                    text: string;
+                                })[][] | null;
+                                chatId?: string | null;
+                                chatType?: string | null;
+                                editedAt?: string | null;
+                                fromUserId?: string | null;
+                                fromUsername?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                reaction?: string | null;
+                                /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                reactions?: {
+                                    actorChatId: string | null;
+                                    at: string;
+                                    emojis: string[];
+                                    userId: string | null;
+                                    username: string | null;
+                                }[];
+                                telegramMessageId?: number | null;
+                                /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                voice?: {
+                                    durationSeconds: number;
+                                    /** @enum {string} */
+                                    engine: "espeak-ng" | "silent";
+                                    /** @enum {string} */
+                                    format: "ogg_opus" | "wav";
+                                    note: string | null;
+                                    text: string;
+                                    voiceId: string;
+                                } | null;
+                            } | {
+                                /** @description Stored as channel context (ambient store) without `message.received`. */
+                                ambient: boolean;
+                                /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                channelId: string | null;
+                                /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                teamId: string | null;
+                                /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                threadTs: string | null;
+                                /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                ts: string | null;
+                                /** @description The Slack user who wrote it (inbound), or null. */
+                                userId: string | null;
+                            } | {
+                                encoding?: string | null;
+                                error?: string | null;
+                                errorCode?: number | null;
+                                fromNumber?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                segments?: number | null;
+                                status?: string | null;
+                                toNumber?: string | null;
                             }) | null;
                             /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
                             contactId: string | null;
@@ -11177,6 +16218,13 @@ export interface operations {
                             deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                             /** @enum {string} */
                             direction: "inbound" | "outbound";
+                            /** @description The validation errors of a quarantined or passthrough message. */
+                            extractionErrors: {
+                                field: string;
+                                message: string;
+                            }[] | null;
+                            /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                            extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
                             from: {
                                 address: string;
                                 name: string | null;
@@ -11197,7 +16245,13 @@ export interface operations {
                             receivedAt: string;
                             references: string[];
                             scheduledAt: string | null;
+                            /** @description Outbound: when the message was handed to its transport (null until then). */
+                            sentAt: string | null;
                             status: string;
+                            /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                            structured: {
+                                [key: string]: unknown;
+                            } | null;
                             subject: string;
                             textBody?: string | null;
                             textPreview: string;
@@ -11254,6 +16308,249 @@ export interface operations {
             };
             /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    discardQuarantinedMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discard a quarantined message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        discarded: true;
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        object: "message";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editTelegramMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Updated: shipped."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Telegram only: rows of buttons under the message (TelegramButton: `url` or `callback`, `alert`). */
+                    buttons?: ({
+                        text: string;
+                        /** Format: uri */
+                        url: string;
+                    } | {
+                        alert?: boolean;
+                        callback: string;
+                        text: string;
+                    })[][];
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Edit a sent Telegram message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        big?: boolean;
+                        /** @constant */
+                        channel: "telegram";
+                        edited?: boolean;
+                        editedAt?: string;
+                        emoji?: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        object: "message_action";
+                        reacted?: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11351,6 +16648,529 @@ export interface operations {
             };
             /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reactTelegramMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emoji": "👍"
+                 *     }
+                 */
+                "application/json": {
+                    /** @default false */
+                    big?: boolean;
+                    /** @enum {string} */
+                    emoji: "👍" | "👎" | "❤" | "🔥" | "🥰" | "👏" | "😁" | "🤔" | "🤯" | "😱" | "🤬" | "😢" | "🎉" | "🤩" | "🤮" | "💩" | "🙏" | "👌" | "🕊" | "🤡" | "🥱" | "🥴" | "😍" | "🐳" | "❤‍🔥" | "🌚" | "🌭" | "💯" | "🤣" | "⚡" | "🍌" | "🏆" | "💔" | "🤨" | "😐" | "🍓" | "🍾" | "💋" | "🖕" | "😈" | "😴" | "😭" | "🤓" | "👻" | "👨‍💻" | "👀" | "🎃" | "🙈" | "😇" | "😨" | "🤝" | "✍" | "🤗" | "🫡" | "🎅" | "🎄" | "☃" | "💅" | "🤪" | "🗿" | "🆒" | "💘" | "🙉" | "🦄" | "😘" | "💊" | "🙊" | "😎" | "👾" | "🤷‍♂" | "🤷" | "🤷‍♀" | "😡";
+                };
+            };
+        };
+        responses: {
+            /** @description React to a Telegram message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        big?: boolean;
+                        /** @constant */
+                        channel: "telegram";
+                        edited?: boolean;
+                        editedAt?: string;
+                        emoji?: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        object: "message_action";
+                        reacted?: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseQuarantinedMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Release a quarantined message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: {
+                            attachments?: {
+                                contentId: string | null;
+                                contentType: string | null;
+                                createdAt: string | null;
+                                disposition: ("attachment" | "inline") | null;
+                                filename: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                messageId: string;
+                                sizeBytes: number | null;
+                            }[];
+                            bcc: string[];
+                            cc: string[];
+                            /** @enum {string} */
+                            channel: "email" | "a2a" | "telegram" | "slack" | "sms";
+                            /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
+                            channelMetadata: ({
+                                authentication?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                bouncedAt?: string | null;
+                                complainedAt?: string | null;
+                                dkim?: string | null;
+                                dmarc?: string | null;
+                                helo?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                mailFrom?: string | null;
+                                /** @description An agent's `X-Svc-Provenance` token: on an agent's send, and on inbound mail that carried one. */
+                                provenance?: string | null;
+                                /** @description The `agt_` id the token names (its `sub`), when it verified. */
+                                provenanceAgentId?: string | null;
+                                /** @description Why an inbound token did not verify: `malformed`, `unknown_key`, `bad_signature`, `wrong_issuer`, `body_mismatch`, `message_id_mismatch` or `jwks_unavailable`. */
+                                provenanceError?: string | null;
+                                /** @description The deployment that issued the token (its `iss`), when it verified. */
+                                provenanceIssuer?: string | null;
+                                /** @description Whether that token verified (signature against the issuer's JWKS, Message-ID and body hash). */
+                                provenanceVerified?: boolean | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                remoteAddress?: string | null;
+                                sesMessageId?: string | null;
+                                spf?: string | null;
+                            } | {
+                                /** @description The sending agent's `X-Svc-Provenance` token (a compact JWS; verify it with `POST /v1/agents/verify` or against `GET /v1/agents/jwks`); null when the send was no agent's. */
+                                provenance: string | null;
+                                /** @description True when the token verified against the agent's published key and the content as delivered. */
+                                provenanceVerified: boolean;
+                                receiptId: string | null;
+                            } | {
+                                botId?: string | null;
+                                /** @description An outbound send's button rows as sent (or as last edited). */
+                                buttons?: ({
+                                    text: string;
+                                    /** Format: uri */
+                                    url: string;
+                                } | {
+                                    alert?: boolean;
+                                    callback: string;
+                                    text: string;
+                                })[][] | null;
+                                chatId?: string | null;
+                                chatType?: string | null;
+                                editedAt?: string | null;
+                                fromUserId?: string | null;
+                                fromUsername?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                reaction?: string | null;
+                                /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                reactions?: {
+                                    actorChatId: string | null;
+                                    at: string;
+                                    emojis: string[];
+                                    userId: string | null;
+                                    username: string | null;
+                                }[];
+                                telegramMessageId?: number | null;
+                                /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                voice?: {
+                                    durationSeconds: number;
+                                    /** @enum {string} */
+                                    engine: "espeak-ng" | "silent";
+                                    /** @enum {string} */
+                                    format: "ogg_opus" | "wav";
+                                    note: string | null;
+                                    text: string;
+                                    voiceId: string;
+                                } | null;
+                            } | {
+                                /** @description Stored as channel context (ambient store) without `message.received`. */
+                                ambient: boolean;
+                                /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                channelId: string | null;
+                                /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                teamId: string | null;
+                                /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                threadTs: string | null;
+                                /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                ts: string | null;
+                                /** @description The Slack user who wrote it (inbound), or null. */
+                                userId: string | null;
+                            } | {
+                                encoding?: string | null;
+                                error?: string | null;
+                                errorCode?: number | null;
+                                fromNumber?: string | null;
+                                lastEventAt?: string | null;
+                                lastEventType?: string | null;
+                                provider?: string | null;
+                                providerMessageId?: string | null;
+                                segments?: number | null;
+                                status?: string | null;
+                                toNumber?: string | null;
+                            }) | null;
+                            /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
+                            contactId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The message's one delivery status, derived from its lifecycle and provider outcomes. Outbound: `queued`, `scheduled`, `sent` (accepted, no outcome yet), `delivered` (a2a and inbox-to-inbox messages are delivered at once), `delayed`, `bounced`, `complained`, `failed`, `canceled`; inbound: `received`.
+                             * @enum {string}
+                             */
+                            deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
+                            /** @enum {string} */
+                            direction: "inbound" | "outbound";
+                            /** @description The validation errors of a quarantined or passthrough message. */
+                            extractionErrors: {
+                                field: string;
+                                message: string;
+                            }[] | null;
+                            /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                            extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
+                            from: {
+                                address: string;
+                                name: string | null;
+                            };
+                            hasAttachments: boolean;
+                            hasHtml: boolean;
+                            htmlBody?: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            inboxId: string;
+                            inReplyTo: string | null;
+                            /** @description RFC 5322 Message-ID header */
+                            messageId: string;
+                            /** @constant */
+                            object: "message";
+                            /** Format: date-time */
+                            receivedAt: string;
+                            references: string[];
+                            scheduledAt: string | null;
+                            /** @description Outbound: when the message was handed to its transport (null until then). */
+                            sentAt: string | null;
+                            status: string;
+                            /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                            structured: {
+                                [key: string]: unknown;
+                            } | null;
+                            subject: string;
+                            textBody?: string | null;
+                            textPreview: string;
+                            threadId: string | null;
+                            to: string[];
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unreactTelegramMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Remove the bot's reaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        big?: boolean;
+                        /** @constant */
+                        channel: "telegram";
+                        edited?: boolean;
+                        editedAt?: string;
+                        emoji?: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        object: "message_action";
+                        reacted?: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11824,6 +17644,119 @@ export interface operations {
             };
             /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renameOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Robotics"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rename an organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization: {
+                            id: string | null;
+                            name: string;
+                            role: ("owner" | "admin" | "member") | null;
+                            slug: string;
+                            vanitySlug: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `session_required`: no console session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_permitted`: the organization role does not allow this, or a cross-origin change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12493,12 +18426,1299 @@ export interface operations {
             };
         };
     };
+    listPhoneCalls: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List calls */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            answeredAt: string | null;
+                            createdAt: string;
+                            /** @enum {string} */
+                            direction: "outbound" | "inbound";
+                            durationSeconds: number | null;
+                            endedAt: string | null;
+                            /** @description Why a call ended `failed`, `busy` or `no_answer`. */
+                            failureReason: string | null;
+                            from: string;
+                            /** Format: uuid */
+                            fromNumberId: string;
+                            greeting: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            instructions: string;
+                            language: string;
+                            maxDurationSeconds: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @constant */
+                            object: "phone_call";
+                            /** @description Once `completed`. */
+                            recording: {
+                                contentType: string;
+                                durationSeconds: number;
+                                /** @enum {string} */
+                                engine: "espeak-ng" | "silent";
+                                expiresAt: string;
+                                note: string | null;
+                                /** @description Short-lived signed URL (no API key). */
+                                url: string;
+                            } | null;
+                            /** @enum {string} */
+                            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                            /** @description A structured summary, once `completed`. */
+                            summary: {
+                                durationSeconds: number;
+                                keyPoints: string[];
+                                outcome: string;
+                                text: string;
+                                turns: number;
+                            } | null;
+                            /** @description Every status the call took, oldest first (each also a `call.status_changed` event). */
+                            timeline: {
+                                at: string;
+                                reason: string | null;
+                                /** @enum {string} */
+                                status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                            }[];
+                            to: string;
+                            /** @description Once `completed`. */
+                            transcript: {
+                                turns: {
+                                    /** @enum {string} */
+                                    speaker: "agent" | "callee";
+                                    /** @description Seconds from the call's answer. */
+                                    startSeconds: number;
+                                    text: string;
+                                }[];
+                            } | null;
+                            /** @enum {string} */
+                            voice: "marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder";
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPhoneCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fromNumberId": "0195f0c2-8a4e-7c1d-9b3a-2f6e8d4c1a70",
+                 *       "to": "+13125550123",
+                 *       "instructions": "Confirm tomorrow's 10:00 appointment and offer 14:00 if it does not suit.",
+                 *       "greeting": "Hi, this is the clinic's assistant."
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    fromNumberId: string;
+                    greeting?: string;
+                    instructions: string;
+                    /** @default en */
+                    language?: string;
+                    /** @default 600 */
+                    maxDurationSeconds?: number;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    to: string;
+                    /**
+                     * @default marin
+                     * @enum {string}
+                     */
+                    voice?: "marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder";
+                };
+            };
+        };
+        responses: {
+            /** @description Place a call */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        answeredAt: string | null;
+                        createdAt: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        durationSeconds: number | null;
+                        endedAt: string | null;
+                        /** @description Why a call ended `failed`, `busy` or `no_answer`. */
+                        failureReason: string | null;
+                        from: string;
+                        /** Format: uuid */
+                        fromNumberId: string;
+                        greeting: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        instructions: string;
+                        language: string;
+                        maxDurationSeconds: number;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        object: "phone_call";
+                        /** @description Once `completed`. */
+                        recording: {
+                            contentType: string;
+                            durationSeconds: number;
+                            /** @enum {string} */
+                            engine: "espeak-ng" | "silent";
+                            expiresAt: string;
+                            note: string | null;
+                            /** @description Short-lived signed URL (no API key). */
+                            url: string;
+                        } | null;
+                        /** @enum {string} */
+                        status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                        /** @description A structured summary, once `completed`. */
+                        summary: {
+                            durationSeconds: number;
+                            keyPoints: string[];
+                            outcome: string;
+                            text: string;
+                            turns: number;
+                        } | null;
+                        /** @description Every status the call took, oldest first (each also a `call.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                        }[];
+                        to: string;
+                        /** @description Once `completed`. */
+                        transcript: {
+                            turns: {
+                                /** @enum {string} */
+                                speaker: "agent" | "callee";
+                                /** @description Seconds from the call's answer. */
+                                startSeconds: number;
+                                text: string;
+                            }[];
+                        } | null;
+                        /** @enum {string} */
+                        voice: "marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: a rule of this operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPhoneCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        answeredAt: string | null;
+                        createdAt: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        durationSeconds: number | null;
+                        endedAt: string | null;
+                        /** @description Why a call ended `failed`, `busy` or `no_answer`. */
+                        failureReason: string | null;
+                        from: string;
+                        /** Format: uuid */
+                        fromNumberId: string;
+                        greeting: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        instructions: string;
+                        language: string;
+                        maxDurationSeconds: number;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        object: "phone_call";
+                        /** @description Once `completed`. */
+                        recording: {
+                            contentType: string;
+                            durationSeconds: number;
+                            /** @enum {string} */
+                            engine: "espeak-ng" | "silent";
+                            expiresAt: string;
+                            note: string | null;
+                            /** @description Short-lived signed URL (no API key). */
+                            url: string;
+                        } | null;
+                        /** @enum {string} */
+                        status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                        /** @description A structured summary, once `completed`. */
+                        summary: {
+                            durationSeconds: number;
+                            keyPoints: string[];
+                            outcome: string;
+                            text: string;
+                            turns: number;
+                        } | null;
+                        /** @description Every status the call took, oldest first (each also a `call.status_changed` event). */
+                        timeline: {
+                            at: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy";
+                        }[];
+                        to: string;
+                        /** @description Once `completed`. */
+                        transcript: {
+                            turns: {
+                                /** @enum {string} */
+                                speaker: "agent" | "callee";
+                                /** @description Seconds from the call's answer. */
+                                startSeconds: number;
+                                text: string;
+                            }[];
+                        } | null;
+                        /** @enum {string} */
+                        voice: "marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPhoneNumbers: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List numbers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string | null;
+                            capabilities: string[];
+                            countryCode: string;
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            inboundGreeting: string | null;
+                            inboundInstructions: string | null;
+                            inboundLanguage: string | null;
+                            inboundVoice: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                            /** @description Inbound SMS lands in this inbox; sends from it go out from this number. */
+                            inboxId: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            monthlyCostUsd: number;
+                            /** @enum {string} */
+                            numberType: "local" | "toll_free" | "national" | "mobile";
+                            /** @constant */
+                            object: "phone_number";
+                            phoneNumber: string;
+                            purchasedAt: string | null;
+                            releasedAt: string | null;
+                            /** @description Outstanding regulatory requirements while `pending` (else empty). */
+                            requirements: {
+                                [key: string]: unknown;
+                            };
+                            setupCostUsd: number;
+                            /** @enum {string} */
+                            status: "pending" | "active" | "releasing" | "released" | "failed";
+                        }[];
+                        /** @constant */
+                        object: "list";
+                        pagination: {
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    provisionPhoneNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phoneNumber": "+12025550142"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    agentId?: string;
+                    /** Format: uuid */
+                    inboxId?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    phoneNumber: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Provision a number */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        capabilities: string[];
+                        countryCode: string;
+                        createdAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        inboundGreeting: string | null;
+                        inboundInstructions: string | null;
+                        inboundLanguage: string | null;
+                        inboundVoice: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                        /** @description Inbound SMS lands in this inbox; sends from it go out from this number. */
+                        inboxId: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        monthlyCostUsd: number;
+                        /** @enum {string} */
+                        numberType: "local" | "toll_free" | "national" | "mobile";
+                        /** @constant */
+                        object: "phone_number";
+                        phoneNumber: string;
+                        purchasedAt: string | null;
+                        releasedAt: string | null;
+                        /** @description Outstanding regulatory requirements while `pending` (else empty). */
+                        requirements: {
+                            [key: string]: unknown;
+                        };
+                        setupCostUsd: number;
+                        /** @enum {string} */
+                        status: "pending" | "active" | "releasing" | "released" | "failed";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`); `spend_cap_reached`: a rule of this operation. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPhoneNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                numberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a number */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        capabilities: string[];
+                        countryCode: string;
+                        createdAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        inboundGreeting: string | null;
+                        inboundInstructions: string | null;
+                        inboundLanguage: string | null;
+                        inboundVoice: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                        /** @description Inbound SMS lands in this inbox; sends from it go out from this number. */
+                        inboxId: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        monthlyCostUsd: number;
+                        /** @enum {string} */
+                        numberType: "local" | "toll_free" | "national" | "mobile";
+                        /** @constant */
+                        object: "phone_number";
+                        phoneNumber: string;
+                        purchasedAt: string | null;
+                        releasedAt: string | null;
+                        /** @description Outstanding regulatory requirements while `pending` (else empty). */
+                        requirements: {
+                            [key: string]: unknown;
+                        };
+                        setupCostUsd: number;
+                        /** @enum {string} */
+                        status: "pending" | "active" | "releasing" | "released" | "failed";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePhoneNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                numberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inboundVoice": "marin"
+                 *     }
+                 */
+                "application/json": {
+                    agentId?: string | null;
+                    inboundGreeting?: string | null;
+                    inboundInstructions?: string | null;
+                    inboundLanguage?: string | null;
+                    inboundVoice?: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                    inboxId?: string | null;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Update a number */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        capabilities: string[];
+                        countryCode: string;
+                        createdAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        inboundGreeting: string | null;
+                        inboundInstructions: string | null;
+                        inboundLanguage: string | null;
+                        inboundVoice: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                        /** @description Inbound SMS lands in this inbox; sends from it go out from this number. */
+                        inboxId: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        monthlyCostUsd: number;
+                        /** @enum {string} */
+                        numberType: "local" | "toll_free" | "national" | "mobile";
+                        /** @constant */
+                        object: "phone_number";
+                        phoneNumber: string;
+                        purchasedAt: string | null;
+                        releasedAt: string | null;
+                        /** @description Outstanding regulatory requirements while `pending` (else empty). */
+                        requirements: {
+                            [key: string]: unknown;
+                        };
+                        setupCostUsd: number;
+                        /** @enum {string} */
+                        status: "pending" | "active" | "releasing" | "released" | "failed";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releasePhoneNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                numberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Release a number */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        capabilities: string[];
+                        countryCode: string;
+                        createdAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        inboundGreeting: string | null;
+                        inboundInstructions: string | null;
+                        inboundLanguage: string | null;
+                        inboundVoice: ("marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder") | null;
+                        /** @description Inbound SMS lands in this inbox; sends from it go out from this number. */
+                        inboxId: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        monthlyCostUsd: number;
+                        /** @enum {string} */
+                        numberType: "local" | "toll_free" | "national" | "mobile";
+                        /** @constant */
+                        object: "phone_number";
+                        phoneNumber: string;
+                        purchasedAt: string | null;
+                        releasedAt: string | null;
+                        /** @description Outstanding regulatory requirements while `pending` (else empty). */
+                        requirements: {
+                            [key: string]: unknown;
+                        };
+                        setupCostUsd: number;
+                        /** @enum {string} */
+                        status: "pending" | "active" | "releasing" | "released" | "failed";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchAvailablePhoneNumbers: {
+        parameters: {
+            query: {
+                contains?: string;
+                country: string;
+                limit?: number;
+                type?: "local" | "toll_free" | "national" | "mobile";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Search available numbers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            capabilities: string[];
+                            countryCode: string;
+                            locality: string | null;
+                            monthlyCostUsd: number | null;
+                            /** @enum {string} */
+                            numberType: "local" | "toll_free" | "national" | "mobile";
+                            /** @constant */
+                            object: "phone_number.available";
+                            /** @description Partially masked when not purchasable. */
+                            phoneNumber: string;
+                            /** @description False when the provider account has not completed identity verification. */
+                            purchasable: boolean;
+                            region: string | null;
+                            setupCostUsd: number | null;
+                        }[];
+                        /** @constant */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPhoneVoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List voices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accent: string | null;
+                            description: string | null;
+                            gender: string | null;
+                            /** @enum {string} */
+                            language: "multilingual" | "en" | "pt";
+                            name: string;
+                            /** @enum {string} */
+                            voiceId: "marin" | "cedar" | "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "quartz" | "ripple" | "vesper" | "willow" | "stone" | "gleam" | "meridian" | "bossa" | "tempo" | "beacon" | "delta" | "cinder";
+                        }[];
+                        /** @constant */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     receiveProviderEvent: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                provider: "ses";
+                provider: "ses" | "telegram" | "twilio";
             };
             cookie?: never;
         };
@@ -12510,8 +19730,6 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    Type: string;
-                } & {
                     [key: string]: unknown;
                 };
             };
@@ -12528,10 +19746,20 @@ export interface operations {
                         /** @constant */
                         received: true;
                     };
+                    "text/xml": string;
                 };
             };
             /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_signature`: a rule of this operation. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12557,6 +19785,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `payload_too_large`: the request body is too large. */
             413: {
                 headers: {
@@ -12568,6 +19805,236 @@ export interface operations {
             };
             /** @description `internal_error`: an unexpected error; retry with backoff. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveLobEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_d95ff8ffd2b5cfb4",
+                 *       "event_type": {
+                 *         "id": "letter.mailed"
+                 *       },
+                 *       "body": {
+                 *         "id": "ltr_4868c3b754655f90"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Lob webhook events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applied: number;
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_signature`: a rule of this operation. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveSlackEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "url_verification",
+                 *       "challenge": "challenge",
+                 *       "token": "t"
+                 *     }
+                 */
+                "application/json": {
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Slack Events API */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        challenge?: string;
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_signature`: a rule of this operation. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    slackOauthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                error?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Slack OAuth v2 redirect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        installation: {
+                            appId: string;
+                            enterpriseId: string | null;
+                            /** Format: uuid */
+                            inboxId: string;
+                            teamId: string | null;
+                            teamName: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_permitted`: a rule of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: a rule of this operation. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `provider_unavailable`: a rule of this operation. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12864,6 +20331,815 @@ export interface operations {
             };
             /** @description `payload_too_large`: the request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSlackApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List Slack apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apps: {
+                            /**
+                             * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                             * @enum {string}
+                             */
+                            ambientMode: "off" | "store";
+                            /** @description Slack's app id (`A0…`). */
+                            appId: string;
+                            clientId: string;
+                            /**
+                             * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                             * @enum {string}
+                             */
+                            contextMode: "mentions" | "ambient";
+                            /**
+                             * Format: date-time
+                             * @description Present on list reads.
+                             */
+                            createdAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            origin: "managed" | "byo";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSlackApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "origin": "byo",
+                 *       "appId": "A0123ABCDEF",
+                 *       "clientId": "1234.5678",
+                 *       "clientSecret": "client-secret",
+                 *       "signingSecret": "signing-secret",
+                 *       "name": "Support bot"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                     * @enum {string}
+                     */
+                    ambientMode?: "off" | "store";
+                    /**
+                     * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                     * @enum {string}
+                     */
+                    contextMode?: "mentions" | "ambient";
+                    name?: string | null;
+                    /** @constant */
+                    origin: "managed";
+                } | {
+                    /**
+                     * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                     * @enum {string}
+                     */
+                    ambientMode?: "off" | "store";
+                    appId: string;
+                    clientId: string;
+                    clientSecret: string;
+                    /**
+                     * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                     * @enum {string}
+                     */
+                    contextMode?: "mentions" | "ambient";
+                    name?: string | null;
+                    /** @constant */
+                    origin: "byo";
+                    signingSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a Slack app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        app: {
+                            /**
+                             * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                             * @enum {string}
+                             */
+                            ambientMode: "off" | "store";
+                            /** @description Slack's app id (`A0…`). */
+                            appId: string;
+                            clientId: string;
+                            /**
+                             * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                             * @enum {string}
+                             */
+                            contextMode: "mentions" | "ambient";
+                            /**
+                             * Format: date-time
+                             * @description Present on list reads.
+                             */
+                            createdAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            origin: "managed" | "byo";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSlackApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The SlackApp's `id`. */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a Slack app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        app: {
+                            /**
+                             * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                             * @enum {string}
+                             */
+                            ambientMode: "off" | "store";
+                            /** @description Slack's app id (`A0…`). */
+                            appId: string;
+                            clientId: string;
+                            /**
+                             * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                             * @enum {string}
+                             */
+                            contextMode: "mentions" | "ambient";
+                            /**
+                             * Format: date-time
+                             * @description Present on list reads.
+                             */
+                            createdAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            origin: "managed" | "byo";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSlackApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The SlackApp's `id`. */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a Slack app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        app: {
+                            /**
+                             * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                             * @enum {string}
+                             */
+                            ambientMode: "off" | "store";
+                            /** @description Slack's app id (`A0…`). */
+                            appId: string;
+                            clientId: string;
+                            /**
+                             * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                             * @enum {string}
+                             */
+                            contextMode: "mentions" | "ambient";
+                            /**
+                             * Format: date-time
+                             * @description Present on list reads.
+                             */
+                            createdAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            origin: "managed" | "byo";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setSlackAppAmbient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The SlackApp's `id`. */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contextMode": "ambient",
+                 *       "ambientMode": "store"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                     * @enum {string}
+                     */
+                    ambientMode?: "off" | "store";
+                    /**
+                     * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                     * @enum {string}
+                     */
+                    contextMode: "mentions" | "ambient";
+                };
+            };
+        };
+        responses: {
+            /** @description Set a Slack app's context mode */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description With `ambient`: `store` keeps channel messages as context, without `message.received`.
+                         * @enum {string}
+                         */
+                        ambientMode: "off" | "store";
+                        /** @description Slack's app id (the SlackApp's `appId`). */
+                        appId: string;
+                        /**
+                         * @description `mentions`: mentions and direct messages only; `ambient`: also the channels the app is in.
+                         * @enum {string}
+                         */
+                        contextMode: "mentions" | "ambient";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSlackInstallUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The SlackApp's `id`. */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inboxId": "00000000-0000-7000-8000-000000000000"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    inboxId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Mint a Slack install URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTelegramVoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List Telegram voices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accent: string;
+                            /** @description The voice a send that names none gets (`adrian`). */
+                            default: boolean;
+                            description: string;
+                            /** @enum {string} */
+                            gender: "male" | "female";
+                            /** @description ISO 639-1 code of the language the voice speaks. */
+                            language: string;
+                            name: string;
+                            /** @constant */
+                            object: "telegram_voice";
+                            /** @description Passed as `telegram.voice.voiceId` when sending. */
+                            slug: string;
+                        }[];
+                        defaultVoiceId: string;
+                        /** @enum {string} */
+                        engine: "espeak-ng" | "silent";
+                        /** @enum {string} */
+                        format: "ogg_opus" | "wav";
+                        /** @constant */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14036,7 +22312,7 @@ export interface operations {
                                 bcc: string[];
                                 cc: string[];
                                 /** @enum {string} */
-                                channel: "email" | "a2a";
+                                channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                                 /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                                 channelMetadata: ({
                                     authentication?: {
@@ -14071,6 +22347,73 @@ export interface operations {
                                     /** @description True when the token verified against the agent's published key and the content as delivered. */
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
+                                } | {
+                                    botId?: string | null;
+                                    /** @description An outbound send's button rows as sent (or as last edited). */
+                                    buttons?: ({
+                                        text: string;
+                                        /** Format: uri */
+                                        url: string;
+                                    } | {
+                                        alert?: boolean;
+                                        callback: string;
+                                        text: string;
+                                    })[][] | null;
+                                    chatId?: string | null;
+                                    chatType?: string | null;
+                                    editedAt?: string | null;
+                                    fromUserId?: string | null;
+                                    fromUsername?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    reaction?: string | null;
+                                    /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                    reactions?: {
+                                        actorChatId: string | null;
+                                        at: string;
+                                        emojis: string[];
+                                        userId: string | null;
+                                        username: string | null;
+                                    }[];
+                                    telegramMessageId?: number | null;
+                                    /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                    voice?: {
+                                        durationSeconds: number;
+                                        /** @enum {string} */
+                                        engine: "espeak-ng" | "silent";
+                                        /** @enum {string} */
+                                        format: "ogg_opus" | "wav";
+                                        note: string | null;
+                                        text: string;
+                                        voiceId: string;
+                                    } | null;
+                                } | {
+                                    /** @description Stored as channel context (ambient store) without `message.received`. */
+                                    ambient: boolean;
+                                    /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                    channelId: string | null;
+                                    /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                    teamId: string | null;
+                                    /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                    threadTs: string | null;
+                                    /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                    ts: string | null;
+                                    /** @description The Slack user who wrote it (inbound), or null. */
+                                    userId: string | null;
+                                } | {
+                                    encoding?: string | null;
+                                    error?: string | null;
+                                    errorCode?: number | null;
+                                    fromNumber?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    segments?: number | null;
+                                    status?: string | null;
+                                    toNumber?: string | null;
                                 }) | null;
                                 /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
                                 contactId: string | null;
@@ -14083,6 +22426,13 @@ export interface operations {
                                 deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                                 /** @enum {string} */
                                 direction: "inbound" | "outbound";
+                                /** @description The validation errors of a quarantined or passthrough message. */
+                                extractionErrors: {
+                                    field: string;
+                                    message: string;
+                                }[] | null;
+                                /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                                extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
                                 from: {
                                     address: string;
                                     name: string | null;
@@ -14103,7 +22453,13 @@ export interface operations {
                                 receivedAt: string;
                                 references: string[];
                                 scheduledAt: string | null;
+                                /** @description Outbound: when the message was handed to its transport (null until then). */
+                                sentAt: string | null;
                                 status: string;
+                                /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                                structured: {
+                                    [key: string]: unknown;
+                                } | null;
                                 subject: string;
                                 textBody?: string | null;
                                 textPreview: string;
@@ -14208,7 +22564,7 @@ export interface operations {
                                 bcc: string[];
                                 cc: string[];
                                 /** @enum {string} */
-                                channel: "email" | "a2a";
+                                channel: "email" | "a2a" | "telegram" | "slack" | "sms";
                                 /** @description Per channel: the public metadata of the message's `channel` (keys outside the channel's schema never appear). */
                                 channelMetadata: ({
                                     authentication?: {
@@ -14243,6 +22599,73 @@ export interface operations {
                                     /** @description True when the token verified against the agent's published key and the content as delivered. */
                                     provenanceVerified: boolean;
                                     receiptId: string | null;
+                                } | {
+                                    botId?: string | null;
+                                    /** @description An outbound send's button rows as sent (or as last edited). */
+                                    buttons?: ({
+                                        text: string;
+                                        /** Format: uri */
+                                        url: string;
+                                    } | {
+                                        alert?: boolean;
+                                        callback: string;
+                                        text: string;
+                                    })[][] | null;
+                                    chatId?: string | null;
+                                    chatType?: string | null;
+                                    editedAt?: string | null;
+                                    fromUserId?: string | null;
+                                    fromUsername?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    reaction?: string | null;
+                                    /** @description People's reactions on the message in the chat (Telegram's `message_reaction` updates): each reactor's current set; `reaction` is the bot's own. */
+                                    reactions?: {
+                                        actorChatId: string | null;
+                                        at: string;
+                                        emojis: string[];
+                                        userId: string | null;
+                                        username: string | null;
+                                    }[];
+                                    telegramMessageId?: number | null;
+                                    /** @description A voice note: the voice and text it was synthesized from, the engine (`espeak-ng`, or `silent`: no engine on the host, a short silent note was sent), the audio format (`ogg_opus`, or `wav` without an Opus encoder) and why it is not spoken Opus (`note`). */
+                                    voice?: {
+                                        durationSeconds: number;
+                                        /** @enum {string} */
+                                        engine: "espeak-ng" | "silent";
+                                        /** @enum {string} */
+                                        format: "ogg_opus" | "wav";
+                                        note: string | null;
+                                        text: string;
+                                        voiceId: string;
+                                    } | null;
+                                } | {
+                                    /** @description Stored as channel context (ambient store) without `message.received`. */
+                                    ambient: boolean;
+                                    /** @description The Slack conversation (`C…`, `G…`, or `D…` for a direct message). */
+                                    channelId: string | null;
+                                    /** @description The workspace (or Enterprise Grid organization) of the installation. */
+                                    teamId: string | null;
+                                    /** @description The Slack thread it belongs to (its first message's `ts`), or null. */
+                                    threadTs: string | null;
+                                    /** @description The message's Slack timestamp (its id in the conversation); null until posted. */
+                                    ts: string | null;
+                                    /** @description The Slack user who wrote it (inbound), or null. */
+                                    userId: string | null;
+                                } | {
+                                    encoding?: string | null;
+                                    error?: string | null;
+                                    errorCode?: number | null;
+                                    fromNumber?: string | null;
+                                    lastEventAt?: string | null;
+                                    lastEventType?: string | null;
+                                    provider?: string | null;
+                                    providerMessageId?: string | null;
+                                    segments?: number | null;
+                                    status?: string | null;
+                                    toNumber?: string | null;
                                 }) | null;
                                 /** @description The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast. */
                                 contactId: string | null;
@@ -14255,6 +22678,13 @@ export interface operations {
                                 deliveryStatus: "queued" | "scheduled" | "sent" | "delivered" | "delayed" | "bounced" | "complained" | "failed" | "canceled" | "received";
                                 /** @enum {string} */
                                 direction: "inbound" | "outbound";
+                                /** @description The validation errors of a quarantined or passthrough message. */
+                                extractionErrors: {
+                                    field: string;
+                                    message: string;
+                                }[] | null;
+                                /** @description `pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema. */
+                                extractionStatus: ("skipped" | "pending" | "validated" | "quarantined" | "passthrough" | "error") | null;
                                 from: {
                                     address: string;
                                     name: string | null;
@@ -14275,7 +22705,13 @@ export interface operations {
                                 receivedAt: string;
                                 references: string[];
                                 scheduledAt: string | null;
+                                /** @description Outbound: when the message was handed to its transport (null until then). */
+                                sentAt: string | null;
                                 status: string;
+                                /** @description Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced). */
+                                structured: {
+                                    [key: string]: unknown;
+                                } | null;
                                 subject: string;
                                 textBody?: string | null;
                                 textPreview: string;
@@ -14318,6 +22754,231 @@ export interface operations {
             };
             /** @description `resource_not_found`: no such resource in this organization. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVerificationWait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a verification wait */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiredAt: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The From address of the message that resolved the wait. */
+                        from: string | null;
+                        fromHint: string | null;
+                        idempotencyKey: string | null;
+                        /** Format: uuid */
+                        inboxId: string;
+                        instruction: string | null;
+                        messageId: string | null;
+                        /** @constant */
+                        object: "verification_wait";
+                        resolvedAt: string | null;
+                        /** @description The extracted code or link, once resolved. */
+                        result: string | null;
+                        /** @description Whether `result` is a code or a link. */
+                        resultKind: ("code" | "link") | null;
+                        /** @enum {string} */
+                        status: "pending" | "resolved" | "expired";
+                        /** Format: uuid */
+                        waitId: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests (`Retry-After`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected error; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelVerificationWait: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored response for a repeated request (max 128 characters, kept at least 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                waitId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a verification wait */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiredAt: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The From address of the message that resolved the wait. */
+                        from: string | null;
+                        fromHint: string | null;
+                        idempotencyKey: string | null;
+                        /** Format: uuid */
+                        inboxId: string;
+                        instruction: string | null;
+                        messageId: string | null;
+                        /** @constant */
+                        object: "verification_wait";
+                        resolvedAt: string | null;
+                        /** @description The extracted code or link, once resolved. */
+                        result: string | null;
+                        /** @description Whether `result` is a code or a link. */
+                        resultKind: ("code" | "link") | null;
+                        /** @enum {string} */
+                        status: "pending" | "resolved" | "expired";
+                        /** Format: uuid */
+                        waitId: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: a malformed path, an unknown or invalid query parameter, an invalid field or a NUL byte in any string (`param` names it); `idempotency_key_mismatch`: the Idempotency-Key was used with another request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no API key; `invalid_api_key`: a malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_missing`: the key lacks the operation's scope; `not_permitted`: the source IP is not on the key's allowlist, or the key may not act on this resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `resource_not_found`: no such resource in this organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14453,7 +23114,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    events: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
+                    events: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "button_tap" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
                     label?: string | null;
                     rateLimitPerSecond?: number | null;
                     url: string;
@@ -14769,7 +23430,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    events?: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
+                    events?: ("message.received" | "message.quarantined" | "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "button_tap" | "budget.tripped" | "compliance.erasure.completed" | "subprocessor.changed" | "object.scanned" | "share_link.opened" | "letter.status_changed" | "call.status_changed" | "domain.verified" | "verification.resolved" | "verification.expired")[];
                     label?: string | null;
                     rateLimitPerSecond?: number | null;
                     url?: string;

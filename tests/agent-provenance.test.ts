@@ -14,7 +14,7 @@ import {
   signProvenance,
   verifyProvenance,
 } from "@/lib/agents/provenance";
-import { receiveInbound } from "@/lib/messages/receive";
+import { receiveInbound } from "@/lib/channels/email/ingress";
 import { insertSigningKey, jwksKeyOf, signerFor } from "@/lib/trust/keys";
 import { dkimRecordValue, sharedDomainKey } from "@/lib/domains/dkim";
 import { mailauthResolver } from "@/lib/domains/dns";

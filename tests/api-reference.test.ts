@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { apiReference } from "@/lib/meta/reference";
+import { apiReference, withBaseUrl } from "@/lib/meta/reference";
 import { constraints, exampleOf, fieldRows, type Schema, typeLabel } from "@/lib/meta/schema-view";
 
 /** Issue 14: the API reference page reads the generated OpenAPI document in words. */
@@ -72,4 +72,15 @@ test("the generated document: every operation has readable types (no regular exp
   const deliveries = ops.find((o) => o.id === "listWebhookDeliveries");
   const data = deliveries?.success?.fields.find((f) => f.name === "data");
   expect(data?.children.find((f) => f.name === "id")?.type).toBe("string (uuid)");
+});
+
+test("the reference shows the real base URL (the page's), never localhost:3000 as a placeholder", () => {
+  const reference = withBaseUrl(apiReference(), "https://svc.example.net");
+  expect(reference.server).toBe("https://svc.example.net");
+  const ops = reference.groups.flatMap((g) => g.operations);
+  for (const op of ops) {
+    expect(op.curl, op.id).toContain("'https://svc.example.net/");
+    expect(op.curl, op.id).not.toContain("localhost:3000");
+    expect(op.curl, op.id).not.toContain("{{baseUrl}}");
+  }
 });

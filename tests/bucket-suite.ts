@@ -134,6 +134,21 @@ export function bucketSuite(expected: { backend: "filesystem" | "s3"; scanner: "
       status: "active",
     });
     expect((await call("POST", "/v1/buckets", { key: o.secret, body: { name: "reports" } })).status).toBe(409);
+    // Paginated like every list with `pagination`: the reserved buckets first, then oldest first.
+    await call("POST", "/v1/buckets", { key: o.secret, body: { name: "archive" } });
+    const page1 = await call("GET", "/v1/buckets?limit=2", { key: o.secret });
+    expect(page1.status).toBe(200);
+    expect(page1.body.data.map((x: { name: string }) => x.name)).toEqual(["default", "inbound"]);
+    expect(page1.body.pagination.hasMore).toBe(true);
+    const page2 = await call("GET", `/v1/buckets?limit=2&cursor=${page1.body.pagination.nextCursor}`, {
+      key: o.secret,
+    });
+    expect(page2.body.data.map((x: { name: string }) => x.name)).toEqual(["reports", "archive"]);
+    expect(page2.body.pagination).toEqual({ nextCursor: null, hasMore: false });
+    expect((await call("GET", "/v1/buckets?cursor=nope", { key: o.secret })).body.error).toMatchObject({
+      code: "invalid_request",
+      param: "cursor",
+    });
     const patched = await call("PATCH", `/v1/buckets/${created.body.id}`, {
       key: o.secret,
       body: { description: "Q3", status: "archived" },

@@ -1,11 +1,12 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { getDb } from "@/db";
-import { attachments, idempotencyKeys, suppressions } from "@/db/schema";
+import { attachments, idempotencyKeys, requestLogs, suppressions } from "@/db/schema";
 import { recordAudit } from "@/lib/core/audit";
 import { runJob } from "@/lib/compliance/job-steps";
 import { verifyAuditExport } from "@/lib/compliance/verify";
 import { storage } from "@/lib/providers/storage";
+import { flushRequestLog } from "@/lib/request-logs/recorder";
 import { verifyArtifact } from "@/lib/trust/artifact";
 import { sha256Hex } from "@/lib/trust/jcs";
 import type { Jwks } from "@/lib/trust/jwk";
@@ -94,6 +95,11 @@ describe("erasure", () => {
     const [file] = await db.select().from(attachments).where(eq(attachments.messageId, sent.body.id));
     expect(file).toBeDefined();
     expect(await everythingReadable(org)).toContain(lower);
+    await flushRequestLog();
+    expect(
+      await db.select().from(requestLogs).where(eq(requestLogs.orgId, org.orgId)),
+      "the send naming the subject is in the request log before the erasure",
+    ).not.toHaveLength(0);
 
     const req = await call("POST", "/v1/compliance/erasures", { key: org.secret, body: { address: subject } });
     expect(req.status).toBe(202);
@@ -118,6 +124,14 @@ describe("erasure", () => {
     expect(await storage().head(file?.storageKey ?? "")).toBeNull();
     const stored = await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId));
     expect(JSON.stringify(stored).toLowerCase()).not.toContain(lower);
+    // The API request log kept the send and the contact's creation naming the subject: both gone, the control's send stays.
+    const loggedIds = [sent, contact, kept].map((r) => r.headers.get("x-request-id") ?? "");
+    const logged = await db
+      .select({ requestId: requestLogs.requestId })
+      .from(requestLogs)
+      .where(and(eq(requestLogs.orgId, org.orgId), inArray(requestLogs.requestId, loggedIds)));
+    expect(logged.map((r) => r.requestId)).toEqual([loggedIds[2]]);
+    expect(job.counts.requestLogs).toBeGreaterThanOrEqual(2);
     // The rest stays.
     expect((await call("GET", `/v1/messages/${kept.body.id}`, { key: org.secret })).status).toBe(200);
     expect(

@@ -14,7 +14,12 @@ import { invoke } from "@/lib/core/invoke";
 import { defineOperation } from "@/lib/core/operation";
 import { listInboxes } from "@/lib/inboxes/operations";
 import { replyInThread } from "@/lib/messages/operations";
-import { deleteOrganization, listOrganizations, removeMember } from "@/lib/organizations/operations";
+import {
+  deleteOrganization,
+  listOrganizations,
+  removeMember,
+  renameOrganization,
+} from "@/lib/organizations/operations";
 import { addMember } from "@/lib/organizations/service";
 import { call, newInbox, newOrg, type TestOrg } from "./harness";
 
@@ -113,6 +118,29 @@ describe("access by actor", () => {
       invoke(createApiKey, userActor(org, "owner"), { body: { name: "k", scopes: ["keys:read"], extra: fine } }),
     ).rejects.toMatchObject({ status: 400, param: "extra" });
   });
+
+  test("a string that is not well-formed Unicode (a lone surrogate) is a 400 naming the field, in any part of the input (issue 22)", async () => {
+    const org = await newOrg();
+    const owner = userActor(org, "owner");
+    for (const [input, param] of [
+      [{ body: { name: "k\ud800", scopes: ["keys:read"] } }, "name"],
+      [{ body: { name: "k", scopes: ["keys:read"], allowedIps: ["10.0.0.1", "\udfffa"] } }, "allowedIps[1]"],
+      [{ body: { name: "k", scopes: ["keys:read"], ["x\ud83d"]: 1 } }, "x\ufffd"],
+      [{ query: { cursor: "\ud800" }, body: { name: "k", scopes: ["keys:read"] } }, "cursor"],
+      [{ params: { keyId: "\udc00" }, body: { name: "k", scopes: ["keys:read"] } }, "keyId"],
+    ] as const) {
+      await expect(invoke(createApiKey, owner, input)).rejects.toMatchObject({
+        status: 400,
+        code: "invalid_request",
+        param,
+        message: expect.stringContaining("not well-formed Unicode"),
+      });
+    }
+    // A surrogate pair is text: the emoji passes this check (and the key is made).
+    await expect(
+      invoke(createApiKey, owner, { body: { name: "k \ud83d\ude00", scopes: ["keys:read"] } }),
+    ).resolves.toMatchObject({ status: 200 });
+  });
 });
 
 describe("audit policy", () => {
@@ -209,6 +237,40 @@ describe("console-only operations", () => {
     await expect(
       invoke(replyInThread, userActor(org, "member"), { params: { threadId }, body: { text: "  " } }),
     ).rejects.toMatchObject({ status: 400, param: "text" });
+  });
+
+  test("renaming an organization: owner or admin, with an audit row naming the old and new name", async () => {
+    const org = await newOrg();
+    const db = await getDb();
+    const member = await newOrg();
+    await addMember(db, org.orgId, member.userId, "member", { actor: "system:test", ip: null });
+    const asMember = { ...userActor(org, "member", member.userId), org: null, principal: null };
+    await expect(
+      invoke(renameOrganization, asMember, { params: { orgId: org.orgId }, body: { name: "Nope" } }),
+    ).rejects.toMatchObject({ code: "not_permitted" });
+    const asOwner = { ...userActor(org, "owner"), org: null, principal: null };
+    await expect(
+      invoke(renameOrganization, asOwner, { params: { orgId: org.orgId }, body: { name: "  " } }),
+    ).rejects.toMatchObject({ status: 400, param: "name" });
+    const [before] = await db.select().from(organizations).where(eq(organizations.id, org.orgId));
+    const renamed = await invoke(renameOrganization, asOwner, {
+      params: { orgId: org.orgId },
+      body: { name: " Acme Robotics " },
+    });
+    expect(renamed.data.organization).toMatchObject({ id: org.orgId, name: "Acme Robotics", slug: before?.slug });
+    const audit = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.action, "organization.renamed")));
+    expect(audit).toHaveLength(1);
+    expect(audit[0]?.metadata).toEqual({ from: before?.name, to: "Acme Robotics" });
+    // The same name again changes nothing and records nothing.
+    await invoke(renameOrganization, asOwner, { params: { orgId: org.orgId }, body: { name: "Acme Robotics" } });
+    const again = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.orgId, org.orgId), eq(auditLogs.action, "organization.renamed")));
+    expect(again).toHaveLength(1);
   });
 
   test("deleting an organization: owner only, with its name, through the session operation", async () => {

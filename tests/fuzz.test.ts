@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Contract } from "@/lib/core/contract";
+import { SCOPES } from "@/lib/auth/scopes";
 import { declaredStatuses } from "@/lib/core/openapi";
 import { openApiDocument } from "@/lib/meta/openapi";
 import { HTTP_CONTRACTS } from "@/lib/registry";
-import { call, callRaw, type CallOptions, newOrg, sessionCookie, type TestOrg } from "./harness";
+import { env } from "@/lib/env";
+import { startTelegramFake, type TelegramFake } from "./fakes/telegram";
+import { call, callRaw, type CallOptions, newKey, newOrg, sessionCookie, type TestOrg } from "./harness";
 import { paramNames, RESOURCE_FACTORIES, sentMessage } from "./resources";
 import { type JsonSchema, type Path, pick, rng, sample, setAt, variants } from "./schema-walk";
 
@@ -278,10 +281,18 @@ const live = HTTP_CONTRACTS.filter((c) => c.status === "live").sort(
 let org: TestOrg;
 let asKey: CallOptions;
 let asUser: CallOptions;
+/** The surrogate test's own key, made before the hostile-input test spends this minute's requests. */
+let surrogateKey: CallOptions;
+let telegram: TelegramFake;
+const savedTelegramRoot = env.TELEGRAM_API_ROOT;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
+  // Operations that call a provider reach its loopback fake (a valid bot token is simply unknown there: 400).
+  telegram = await startTelegramFake();
+  env.TELEGRAM_API_ROOT = telegram.root;
   org = await newOrg();
+  surrogateKey = { key: (await newKey(org, { scopes: [...SCOPES] })).secret };
   asKey = { key: org.secret };
   asUser = { headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" } };
   const message = await sentMessage(org); // one message serves every message-shaped parameter
@@ -304,6 +315,11 @@ beforeAll(async () => {
   });
   ids.invitationId = invited.body?.invitation?.id;
 }, 120_000);
+
+afterAll(async () => {
+  env.TELEGRAM_API_ROOT = savedTelegramRoot;
+  await telegram?.close();
+});
 
 test("every live operation survives hostile input: no 5xx, only declared statuses and schemas", async () => {
   const failures: string[] = [];
@@ -329,4 +345,87 @@ test("every live operation survives hostile input: no 5xx, only declared statuse
   }
   expect(sent).toBeGreaterThan(live.length * (CASES - 1));
   expect(failures).toEqual([]);
+}, 300_000);
+
+/**
+ * Text at the edge, for every live operation (issue 22): a lone surrogate in a body string is a 400
+ * `invalid_request` naming that field; a percent-encoded surrogate in a path segment (which cannot
+ * decode) is a 400 naming `path`, and in a query value (which URL parsing turns into U+FFFD) is
+ * never a 5xx; a body nested 10^5 deep is a 400. Three requests per operation at most.
+ */
+test("every live operation refuses lone surrogates and deep JSON with a 400 naming the field", async () => {
+  const failures: string[] = [];
+  const sent = { surrogate: 0, deep: 0, path: 0 };
+  // A key and a session of their own: the hostile-input test above spent most of this minute's requests.
+  const ownKey = surrogateKey;
+  const ownUser: CallOptions = {
+    headers: { cookie: await sessionCookie(org.userId, "owner@example.test"), origin: "http://localhost" },
+  };
+  const deep = (n: number) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`;
+  const expectInvalid = async (c: Contract, what: string, url: string, opts: CallOptions, param?: string) => {
+    try {
+      const res = await callRaw(c.method, url, opts);
+      const text = await res.text();
+      const problem = problemWith(c, res.status, res.headers, text);
+      if (problem) return failures.push(`${c.id} (${what}) → ${problem}`);
+      if (res.status !== 400) return failures.push(`${c.id} (${what}) → ${res.status}, not 400: ${text.slice(0, 200)}`);
+      const error = (JSON.parse(text) as { error: { code: string; param: string } }).error;
+      if (error.code !== "invalid_request" || (param !== undefined && error.param !== param))
+        failures.push(`${c.id} (${what}) → ${error.code} param "${error.param}", not invalid_request "${param}"`);
+    } catch (err) {
+      failures.push(`${c.id} (${what}) → ${(err as Error).message.slice(0, 300)}`);
+    }
+  };
+  for (const c of live) {
+    const as = c.access === "public" ? {} : c.access === "session" ? ownUser : ownKey;
+    const random = rng(SEED ^ hash(`surrogate:${c.id}`));
+    const url = c.path.replace(/\{(\w+)\}/g, (_, n: string) => ids[n] ?? "missing");
+    const op = doc.paths[c.path]?.[c.method.toLowerCase()];
+    const bodySchema = op?.requestBody?.content["application/json"]?.schema;
+    if (bodySchema) {
+      const valid = c.example ?? sample(bodySchema, random);
+      if (valid !== null && typeof valid === "object" && !Array.isArray(valid)) {
+        // The first string field of a valid body, else a field of its own: the 400 names it either way.
+        const field = Object.entries(valid).find(([, v]) => typeof v === "string")?.[0] ?? "fuzzText";
+        const raw = JSON.stringify({ ...valid, [field]: "x" }).replace(
+          `${JSON.stringify(field)}:"x"`,
+          `${JSON.stringify(field)}:"a\\ud800b"`,
+        );
+        sent.surrogate++;
+        await expectInvalid(
+          c,
+          `body ${field} = "a\\ud800b"`,
+          url,
+          { ...as, rawBody: raw, headers: { ...as.headers, "content-type": "application/json" } },
+          field,
+        );
+        sent.deep++;
+        await expectInvalid(c, "body nested 10^5 deep", url, {
+          ...as,
+          rawBody: `{${JSON.stringify(field)}:${deep(100_000)}}`,
+          headers: { ...as.headers, "content-type": "application/json" },
+        });
+      }
+    }
+    const names = paramNames(c.path);
+    if (names[0]) {
+      const name = names[0];
+      const bad = c.path.replace(/\{(\w+)\}/g, (_, n: string) => (n === name ? "%ED%A0%80" : (ids[n] ?? "missing")));
+      sent.path++;
+      await expectInvalid(c, `path ${name} = %ED%A0%80`, bad, as, "path");
+    } else {
+      try {
+        const res = await callRaw(c.method, `${url}?cursor=%ED%A0%80`, { ...as });
+        const problem = res.status >= 500 ? `${res.status}: ${(await res.text()).slice(0, 200)}` : null;
+        if (problem) failures.push(`${c.id} (query cursor = %ED%A0%80) → ${problem}`);
+      } catch (err) {
+        failures.push(`${c.id} (query cursor = %ED%A0%80) → ${(err as Error).message.slice(0, 300)}`);
+      }
+    }
+  }
+  expect(failures).toEqual([]);
+  const writes = live.filter((c) => c.method !== "GET" && c.method !== "DELETE").length;
+  expect(sent.surrogate).toBeGreaterThan(writes * 0.8);
+  expect(sent.deep).toBe(sent.surrogate);
+  expect(sent.path).toBeGreaterThan(live.length / 2);
 }, 300_000);

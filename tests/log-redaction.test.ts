@@ -16,16 +16,14 @@ const SECRET = `secret-body-${randomUUID()}`;
 async function failingInsert(): Promise<unknown> {
   const db = await getDb();
   try {
-    await db
-      .insert(apiKeys)
-      .values({
-        orgId: randomUUID(),
-        userId: randomUUID(),
-        name: SECRET,
-        prefix: "svc_test_x",
-        secretHash: SECRET,
-        scopes: ["admin"],
-      });
+    await db.insert(apiKeys).values({
+      orgId: randomUUID(),
+      userId: randomUUID(),
+      name: SECRET,
+      prefix: "svc_test_x",
+      secretHash: SECRET,
+      scopes: ["admin"],
+    });
   } catch (err) {
     return err;
   }

@@ -46,11 +46,17 @@ describe("MCP tool server", () => {
     expect(names).toEqual([
       "batch_delete_messages",
       "cancel_outbound_email",
+      "edit_telegram_message",
       "get_inbox",
+      "get_inbox_schema",
+      "get_slack_app",
       "get_whoami",
       "list_inboxes",
+      "list_slack_apps",
+      "react_telegram_message",
       "reply_in_thread",
       "send_message",
+      "unreact_telegram_message",
     ]);
     const send = tools.find((t) => t.name === "send_message");
     expect(send?.inputSchema).toMatchObject({ type: "object", required: expect.arrayContaining(["inboxId", "to"]) });
@@ -210,6 +216,51 @@ describe("MCP tool server", () => {
     const get = await fetch(`${app.url}/mcp`, { headers: { authorization: `Bearer ${org.secret}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  test("a JSON-RPC batch is refused with a JSON-RPC error, not run (issue 22, finding 6)", async () => {
+    const post = (body: unknown) =>
+      fetch(`${app.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${org.secret}`,
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify(body),
+      });
+    const calls = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
+      params: { name: "list_inboxes", arguments: {} },
+    }));
+    for (const batch of [calls, calls.slice(0, 2), [{ jsonrpc: "2.0", id: 1, method: "tools/list" }]]) {
+      const res = await post(batch);
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string } };
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+      expect(body.error.message).toMatch(/batch/i);
+      // Still counted once, as the request it is: the key's rate-limit headers are on the refusal.
+      expect(res.headers.get("ratelimit-limit")).not.toBeNull();
+    }
+    // One message per request still works.
+    const one = await post({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { id: number }).id).toBe(7);
+    // Malformed JSON keeps the transport's own answer.
+    const bad = await fetch(`${app.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${org.secret}`,
+      },
+      body: "{",
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 });
 

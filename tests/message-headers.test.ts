@@ -6,7 +6,7 @@ import { getDb } from "@/db";
 import { attachments } from "@/db/schema";
 import { isMediaType, safeMediaType } from "@/lib/core/media-type";
 import { env } from "@/lib/env";
-import { isMessageId, isReservedHeader, messageIdsIn } from "@/lib/messages/headers";
+import { isMessageId, isReservedHeader, messageIdsIn } from "@/lib/channels/email/headers";
 import { call, callRaw, newInbox, newOrg } from "./harness";
 
 /** Issue 10 #9 (media types at the edge) and #12 (reserved headers, Message-IDs). */

@@ -36,6 +36,14 @@ test("request schemas forbid unknown fields and path parameters are documented",
   expect(get.parameters).toContainEqual(expect.objectContaining({ name: "keyId", in: "path", required: true }));
 });
 
+test("an operation with rawReplies lists them beside its JSON answer (Twilio's voice webhook: TwiML)", async () => {
+  const doc = (await call("GET", "/v1/openapi.json")).body;
+  const content = doc.paths["/v1/providers/{provider}/events"].post.responses["200"].content;
+  expect(Object.keys(content).sort()).toEqual(["application/json", "text/xml"]);
+  expect(content["application/json"].schema.properties).toHaveProperty("received");
+  expect(content["text/xml"].schema).toEqual({ type: "string" });
+});
+
 test("the validator rejects a broken document (the check above can fail)", async () => {
   const doc = structuredClone((await call("GET", "/v1/openapi.json")).body);
   doc.paths["/v1/api-keys/{keyId}"].get.parameters[0].in = "body";

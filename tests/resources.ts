@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cleanObject, defaultBucketId, newShareLink, uploadObject } from "./bucket-helpers";
 import { call, newInbox, newKey, type TestOrg } from "./harness";
 
@@ -9,12 +10,104 @@ import { call, newInbox, newKey, type TestOrg } from "./harness";
 export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string>> = {
   keyId: async (org) => (await newKey(org, { scopes: ["keys:read"] })).id,
   inboxId: async (org) => (await newInbox(org)).id,
+  waitId: async (org) => {
+    const inbox = await newInbox(org);
+    const made = await call("POST", `/v1/inboxes/${inbox.id}/waits`, { key: org.secret, body: { timeoutSec: 60 } });
+    if (made.status !== 201) throw new Error(`waitId: ${made.status} ${JSON.stringify(made.body)}`);
+    return made.body.waitId as string;
+  },
+  // A letter template (its HTML is not rendered until used).
+  templateId: async (org) => {
+    const made = await call("POST", "/v1/letters/templates", {
+      key: org.secret,
+      body: { name: "t", html: "<p>{{to.name}}</p>", variables: ["greeting"] },
+    });
+    if (made.status !== 200) throw new Error(`templateId: ${made.status} ${JSON.stringify(made.body)}`);
+    return made.body.id as string;
+  },
+  // A test letter from the committed fixture (made by Chromium: A4, fonts embedded, address in the left window).
+  letterId: async (org) => {
+    const pdfBase64 = readFileSync(new URL("./fixtures/letters/a4-good.pdf", import.meta.url)).toString("base64");
+    const to = {
+      name: "Erika Mustermann",
+      street: "Hauptstraße",
+      houseNumber: "5",
+      postalCode: "10115",
+      city: "Berlin",
+      country: "DE",
+    };
+    const made = await call("POST", "/v1/letters", { key: org.secret, body: { to, pdfBase64 } });
+    if (made.status !== 201) throw new Error(`letterId: ${made.status} ${JSON.stringify(made.body)}`);
+    return made.body.id as string;
+  },
+  // A letter batch of one recipient (stored at once; its letter is made by the fan-out, if it runs).
+  batchId: async (org) => {
+    const templateId = await RESOURCE_FACTORIES.templateId?.(org);
+    const to = {
+      name: "Erika Mustermann",
+      street: "Hauptstraße",
+      houseNumber: "5",
+      postalCode: "10115",
+      city: "Berlin",
+      country: "DE",
+    };
+    const made = await call("POST", "/v1/letters/batch", {
+      key: org.secret,
+      body: { templateId, recipients: [{ to }] },
+    });
+    if (made.status !== 202) throw new Error(`batchId: ${made.status} ${JSON.stringify(made.body)}`);
+    return made.body.id as string;
+  },
+  // A number of the simulated carrier, released at once: numbers are unique across the deployment
+  // and a persistent database would run out of them (a released number keeps its id and answers).
+  numberId: async (org) => {
+    const search = await call("GET", "/v1/phone/numbers/available?country=GB&type=local&limit=100", {
+      key: org.secret,
+    });
+    const data = search.body.data as { phoneNumber: string }[];
+    const phoneNumber = data[Math.floor(Math.random() * data.length)]?.phoneNumber;
+    const made = await call("POST", "/v1/phone/numbers", { key: org.secret, body: { phoneNumber } });
+    if (made.status !== 201) throw new Error(`numberId: ${made.status} ${JSON.stringify(made.body)}`);
+    await call("POST", `/v1/phone/numbers/${made.body.id}/release`, { key: org.secret });
+    return made.body.id as string;
+  },
+  // A call from a US number of the simulated carrier (to the busy magic callee, so it ends at
+  // once), the number released right after: the call keeps its id and answers.
+  callId: async (org) => {
+    const search = await call("GET", "/v1/phone/numbers/available?country=US&type=local&limit=100", {
+      key: org.secret,
+    });
+    const data = search.body.data as { phoneNumber: string }[];
+    const phoneNumber = data[Math.floor(Math.random() * data.length)]?.phoneNumber;
+    const made = await call("POST", "/v1/phone/numbers", { key: org.secret, body: { phoneNumber } });
+    if (made.status !== 201) throw new Error(`callId: ${made.status} ${JSON.stringify(made.body)}`);
+    const placed = await call("POST", "/v1/phone/calls", {
+      key: org.secret,
+      body: { fromNumberId: made.body.id, to: "+12025550191", instructions: "Say hello." },
+    });
+    await call("POST", `/v1/phone/numbers/${made.body.id}/release`, { key: org.secret });
+    if (placed.status !== 201) throw new Error(`callId: ${placed.status} ${JSON.stringify(placed.body)}`);
+    return placed.body.id as string;
+  },
   webhookId: async (org) => {
     const res = await call("POST", "/v1/webhooks", {
       key: org.secret,
       body: { url: "http://127.0.0.1:9/hook", events: ["message.sent"] },
     });
     return res.body.webhook.id as string;
+  },
+  appId: async (org) => {
+    const res = await call("POST", "/v1/slack/apps", {
+      key: org.secret,
+      body: {
+        origin: "byo",
+        appId: "A0SECURITY1",
+        clientId: "1.2",
+        clientSecret: "resource-client-secret",
+        signingSecret: "resource-signing-secret",
+      },
+    });
+    return res.body.app.id as string;
   },
   messageId: async (org) => (await sentMessage(org)).id,
   emailId: async (org) => (await sentMessage(org)).id,
@@ -36,6 +129,12 @@ export const RESOURCE_FACTORIES: Record<string, (org: TestOrg) => Promise<string
     return res.body.id as string;
   },
   version: async () => "1",
+  logId: async (org) => {
+    // A recorded request of the organization (the whoami it makes first is in its log).
+    await call("GET", "/v1/whoami", { key: org.secret });
+    const res = await call("GET", "/v1/logs?limit=1", { key: org.secret });
+    return res.body.logs[0]?.id ?? "";
+  },
   bucketId: (org) => defaultBucketId(org),
   objectId: async (org) => (await uploadObject(org)).objectId,
   linkId: async (org) => (await newShareLink(org)).link.id,

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import postgres from "postgres";
 import { SMTPServer } from "smtp-server";
 import { afterAll, expect, test } from "vitest";
+import { CrashProcesses, phaseClock } from "./fixtures/crash/processes";
 
 /**
  * kill -9 of a real server process half-way through 500 sends (30 concurrent clients) to external
@@ -59,63 +57,19 @@ const peer = new SMTPServer({
 // that fails the whole run). A reset connection is what this test causes on purpose.
 peer.on("error", () => {});
 
-const children: ChildProcess[] = [];
-let dropDatabase: (() => Promise<void>) | null = null;
+const processes = new CrashProcesses();
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  await processes.close();
   await new Promise<void>((r) => peer.close(() => r()));
-  await dropDatabase?.();
 });
-
-/** On PostgreSQL, a fresh database for this test (the server processes migrate it). */
-async function ownDatabase(): Promise<string | null> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return null;
-  const name = `svc_crash_${run}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  dropDatabase = async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function startServer(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; exited: Promise<void>; info: { port: number; secret?: string; inboxId?: string } }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/fixtures/crash/server.ts"], {
-    env: { ...process.env, ...env, LOG_LEVEL: "error" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const info = await new Promise<{ port: number; secret?: string; inboxId?: string }>((resolve, reject) => {
-    lines.on("line", (line) => {
-      try {
-        const parsed = JSON.parse(line) as { listening?: boolean; port: number };
-        if (parsed.listening) resolve(parsed);
-      } catch {
-        // not the fixture's line
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, exited, info };
-}
 
 test("kill -9 between commit and handoff: every answered send is listed once and ends as answered; a second copy only from the restarted process for a handoff the killed one made", {
   timeout: 110_000,
 }, async () => {
   await new Promise<void>((r) => peer.listen(0, "127.0.0.1", () => r()));
   const peerPort = (peer.server.address() as { port: number }).port;
-  const t0 = Date.now();
-  const phases: Record<string, number> = {};
-  const phase = (name: string) => (phases[name] = Date.now() - t0);
-  const databaseUrl = await ownDatabase();
+  const { phase, phases } = phaseClock();
+  const databaseUrl = await processes.ownDatabase(`svc_crash_${run}`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-crash-"));
   const env = (name: string): Record<string, string> => ({
     MAIL_TRANSPORT: "smtp",
@@ -124,7 +78,7 @@ test("kill -9 between commit and handoff: every answered send is listed once and
     SMTP_PORT: "0",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: path.join(dataDir, "pglite") }),
   });
-  const first = await startServer({ ...env("first"), SEED: "1" });
+  const first = await processes.start({ ...env("first"), SEED: "1" });
   const { secret, inboxId } = first.info;
   if (!secret || !inboxId) throw new Error("the first server did not seed");
   phase("firstUp");
@@ -169,7 +123,7 @@ test("kill -9 between commit and handoff: every answered send is listed once and
   await first.exited;
   phase("killed");
 
-  const second = await startServer(env("second"));
+  const second = await processes.start(env("second"));
   phase("secondUp");
   const api = async (url: string) => {
     const res = await fetch(`http://127.0.0.1:${second.info.port}${url}`, {

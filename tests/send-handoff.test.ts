@@ -6,7 +6,7 @@ import { getDb } from "@/db";
 import { idempotencyKeys, ledgerEvents, messages, outbox } from "@/db/schema";
 import { channelDefinition } from "@/lib/channels/definitions";
 import { env } from "@/lib/env";
-import { drainOutbox } from "@/lib/outbox/relay";
+import { takeOverOutbox } from "@/lib/outbox/relay";
 import { mailTransport, type OutboundMail, type SendResult } from "@/lib/providers/mail";
 import { call, newInbox, newOrg, type TestOrg } from "./harness";
 
@@ -126,7 +126,7 @@ test("a process that dies between commit and handoff: the relay delivers once, t
   expect(entry.status).toBe("pending");
 
   // While the lease holds, no relay takes the entry.
-  expect(await drainOutbox(db)).toBe(0);
+  expect(await takeOverOutbox(db, entry.id)).toBe(false);
   // The process is gone: its memory of performing the entry, its lease and its idempotency claim.
   (globalThis as { __svcOutboxPerforming?: Set<string> }).__svcOutboxPerforming?.delete(entry.id);
   await db
@@ -137,7 +137,7 @@ test("a process that dies between commit and handoff: the relay delivers once, t
     .update(idempotencyKeys)
     .set({ createdAt: new Date(Date.now() - 3_600_000) })
     .where(and(eq(idempotencyKeys.orgId, org.orgId), eq(idempotencyKeys.key, "crash-1")));
-  expect(await drainOutbox(db)).toBe(1);
+  expect(await takeOverOutbox(db, entry.id)).toBe(true);
 
   const [sent] = await db.select().from(messages).where(eq(messages.id, queued.id));
   expect(sent).toMatchObject({ status: "sent", messageIdHeader: queued.messageIdHeader });

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { getDb } from "@/db";
-import { inboundFailureReply, InboundRejection } from "@/lib/messages/inbound-policy";
+import { inboundFailureReply, InboundRejection } from "@/lib/channels/email/inbound-policy";
 import { type SmtpReceiver, type SmtpReceiverOptions, startSmtpReceiver } from "@/lib/providers/mail/smtp-receiver";
 import { call, newInbox, newOrg, type TestOrg } from "./harness";
 

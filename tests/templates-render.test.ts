@@ -1,8 +1,11 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import path from "node:path";
+import { projectRoot } from "@/lib/env";
 import {
   createRenderer,
   nodeSnapshotDisabled,
+  renderEmailFile,
   renderReact,
   TemplateError,
   type TemplateErrorCode,
@@ -242,12 +245,54 @@ const HOSTILE: Case[] = [
     check: (html) => expect(html).toContain("<p>kept</p>"),
   },
   {
-    name: "prototype pollution inside the sandbox",
+    name: "prototype pollution inside the sandbox (frozen: the writes do nothing)",
     source: jsx(
-      '(Object.prototype as any).polluted = "yes"; JSON.parse = () => ({}); return <p>{({} as any).polluted}</p>;',
+      '(Object.prototype as any).polluted = "yes"; JSON.parse = () => ({}); return <p>{({} as any).polluted}|{JSON.parse("[7]")[0]}</p>;',
     ),
     code: null,
-    check: (html) => expect(html).toContain("<p>yes</p>"),
+    check: (html) => expect(html).toContain("<p>|<!-- -->7</p>"),
+  },
+  {
+    name: "prototype pollution in strict code",
+    source: `"use strict";\n${jsx('(Object.prototype as any).polluted = "yes"; return null;')}`,
+    code: "render_error",
+    message: /read.only|not extensible|polluted/,
+  },
+  {
+    name: "the host API is not on the global object",
+    source: jsx(
+      "const g = globalThis as any; return <p>{`${typeof g.__svc}|${Object.getOwnPropertyNames(g).filter((n) => n.includes('svc')).length}`}</p>;",
+    ),
+    code: null,
+    check: (html) => expect(html).toContain("<p>undefined|0</p>"),
+  },
+  {
+    name: "deep JSON.stringify (10^5 levels)",
+    source: jsx(
+      "let o: any = {}; for (let i = 0; i < 100_000; i++) o = { o }; return <p>{JSON.stringify(o).length}</p>;",
+    ),
+    code: "stack_overflow",
+  },
+  {
+    name: "deep array join",
+    source: jsx("let o: any = []; for (let i = 0; i < 100_000; i++) o = [o]; return <p>{String(o).length}</p>;"),
+    code: "stack_overflow",
+  },
+  {
+    name: "deep JSON.parse",
+    source: jsx('const s = "[".repeat(100_000) + "]".repeat(100_000); return <p>{JSON.parse(s).length}</p>;'),
+    code: "stack_overflow",
+  },
+  {
+    name: "JSON.stringify output as the built-in's",
+    source: jsx(
+      'return <p>{JSON.stringify({ a: [1, "x\\n", null, undefined, () => 1, { b: new Date(0) }], n: new Number(3), s: Symbol("x") }, null, 2)}|{JSON.stringify({ a: 1, b: 2, c: { a: 3 } }, ["a", "c"])}|{String(JSON.stringify(undefined))}</p>;',
+    ),
+    code: null,
+    check: (html) =>
+      expect(html).toContain(
+        `<p>${JSON.stringify({ a: [1, "x\n", null, undefined, () => 1, { b: new Date(0) }], n: 3 }, null, 2).replaceAll('"', "&quot;")}<!-- -->|<!-- -->{&quot;a&quot;:1,&quot;c&quot;:{&quot;a&quot;:3}}<!-- -->|<!-- -->undefined</p>`,
+      ),
   },
   {
     name: "__proto__ in props",
@@ -258,10 +303,14 @@ const HOSTILE: Case[] = [
   },
   {
     name: "deeply nested props",
-    source: jsx("return <p>{JSON.stringify(props).length}</p>;"),
+    // The API refuses input nested deeper than 32; the renderer parses 4,000 levels, and the sandbox's
+    // JSON.stringify (JavaScript, see sandbox/entry.ts) serializes 1,000 of them.
+    source: jsx(
+      "let d = 0; let o: any = props; while (typeof o === 'object') { o = o.a; d++; } let x: any = props; for (let i = 0; i < 3000; i++) x = x.a; return <p>{d}|{JSON.stringify(x).length}</p>;",
+    ),
     props: JSON.parse(`${'{"a":'.repeat(4000)}1${"}".repeat(4000)}`) as Record<string, unknown>,
     code: null,
-    check: (html) => expect(html).toContain("<p>24001</p>"),
+    check: (html) => expect(html).toContain("<p>4000<!-- -->|<!-- -->6001</p>"),
   },
 ];
 
@@ -276,7 +325,12 @@ describe("template renderer (QuickJS sandbox)", () => {
 
   it("renders a typical react-email template to HTML and text, warm after the first render", async () => {
     const first = await renderReact(
-      { tenant: "org:typical", source: WELCOME, props: { name: "Ada", url: "https://example.com/start" } },
+      {
+        tenant: "org:typical",
+        source: WELCOME,
+        props: { name: "Ada", url: "https://example.com/start" },
+        stored: true,
+      },
       pool,
     );
     expect(first.cold).toBe(true);
@@ -285,7 +339,7 @@ describe("template renderer (QuickJS sandbox)", () => {
     expect(first.html).toContain('href="https://example.com/start"');
     expect(first.text).toContain("Thanks for signing up to Svc.");
     const second = await renderReact(
-      { tenant: "org:typical", source: WELCOME, props: { name: "Bob", url: "https://example.com/b" } },
+      { tenant: "org:typical", source: WELCOME, props: { name: "Bob", url: "https://example.com/b" }, stored: true },
       pool,
     );
     expect(second.cold).toBe(false);
@@ -351,23 +405,47 @@ export default () => <Html><Body><Text>Hello</Text><Button href="https://x.test"
     expect(healthy.html).toContain("Hi <!-- -->Eve");
   });
 
-  it("keeps tenants apart: one organization's pollution never reaches another's renders", async () => {
+  // Issue 22 (finding 2): `Object.prototype.get = 1` in one render made the next benign render of the
+  // same organization fail with "TypeError: invalid getter"; `globalThis` writes carried over too.
+  it("prototype pollution is gone before the next render, in the same and in another organization", async () => {
     const polluter = jsx(
-      '(Array.prototype as any).join = () => "pwned"; (globalThis as any).leak = "from-a"; return <p>a</p>;',
+      'const P: any = Object.prototype; try { P.get = 1; P.polluted = "yes"; (Array.prototype as any).join = () => "pwned"; (globalThis as any).leak = "from-a"; } catch {} return <p>a</p>;',
     );
-    await renderReact({ tenant: "org:a", source: polluter }, pool);
-    const probe = jsx('return <p>{`${String((globalThis as any).leak)}|${["x", "y"].join("-")}`}</p>;');
-    const b = await renderReact({ tenant: "org:b", source: probe }, pool);
-    expect(b.html).toContain("<p>undefined|x-y</p>");
-    // Within its own context the pollution stays until the context is recycled (after a failed render).
-    const a = await renderReact({ tenant: "org:a", source: probe }, pool);
-    expect(a.html).toContain("<p>from-a|");
-    await expect(renderReact({ tenant: "org:a", source: jsx("while (true) {}") }, pool)).rejects.toMatchObject({
-      code: "timeout",
-    });
-    const fresh = await renderReact({ tenant: "org:a", source: probe }, pool);
-    expect(fresh.cold).toBe(true);
-    expect(fresh.html).toContain("<p>undefined|x-y</p>");
+    const probe = jsx(
+      'return <p>{`${String((globalThis as any).leak)}|${String(({} as any).polluted)}|${["x", "y"].join("-")}`}</p>;',
+    );
+    const welcome = (tenant: string) =>
+      renderReact({ tenant, source: WELCOME, props: { name: "Eve", url: "https://e.test" }, stored: true }, pool);
+    for (const stored of [true, false]) {
+      await renderReact({ tenant: "org:polluter", source: polluter, stored }, pool);
+      for (const tenant of ["org:polluter", "org:bystander"]) {
+        expect((await welcome(tenant)).html).toContain("Hi <!-- -->Eve");
+        const seen = await renderReact({ tenant, source: probe, stored: true }, pool);
+        expect(seen.html).toContain("<p>undefined|undefined|x-y</p>");
+      }
+    }
+  });
+
+  // Issue 22 (finding 7): JSON.stringify of a very deep object answered 500 (the worker thread's own
+  // stack overflowed inside the engine) and dropped every organization's warm context on that worker.
+  it("a deep JSON.stringify is the template's stack_overflow, and other tenants keep their warm contexts", async () => {
+    const welcome = () =>
+      renderReact(
+        { tenant: "org:warm", source: WELCOME, props: { name: "W", url: "https://w.test" }, stored: true },
+        pool,
+      );
+    await welcome();
+    expect((await welcome()).cold).toBe(false);
+    // 10^5 levels (10^6 in the report; building that many objects alone takes QuickJS longer than the time limit).
+    const deep = jsx(
+      "let o: any = {}; for (let i = 0; i < 100_000; i++) o = { o }; return <p>{JSON.stringify(o).length}</p>;",
+    );
+    for (const stored of [false, true]) {
+      await expect(
+        renderReact({ tenant: "org:deep", source: deep, param: "react", stored }, pool),
+      ).rejects.toMatchObject({ code: "stack_overflow", param: "react.source", isClientError: true });
+    }
+    expect((await welcome()).cold).toBe(false);
   });
 
   it("refuses oversized sources and props before compiling", async () => {
@@ -441,6 +519,63 @@ describe.skipIf(!hasIsolatedVm)("template renderer (isolated-vm sandbox)", () =>
       pool,
     );
     expect(healthy.html).toContain("Hi <!-- -->Eve");
+  });
+});
+
+// Issue 22 (finding 3): thirty concurrent `for(;;)` previews of one organization made a sign-in email
+// (the `system` tenant, hashed onto the same worker) wait 29.9 s, and filled a 1,000-job queue.
+describe("fair rendering", () => {
+  it("one organization's for(;;) flood gets 429s, while a sign-in email and another organization's render complete", async () => {
+    const pool = createRenderer({
+      engine: "quickjs",
+      workers: 2,
+      systemWorkers: 1,
+      tenantConcurrency: 1,
+      tenantQueue: 1,
+      limits: { timeoutMs: 1000, memoryMb: 32 },
+      hardGraceMs: 1500,
+    });
+    try {
+      const emails = path.join(projectRoot, "emails");
+      const signIn = () =>
+        renderEmailFile(
+          path.join(emails, "magic-link.tsx"),
+          emails,
+          { url: "https://svc.test/x", host: "svc.test" },
+          pool,
+        );
+      const calm = () =>
+        renderReact(
+          { tenant: "org:calm", source: WELCOME, props: { name: "Cal", url: "https://c.test" }, stored: true },
+          pool,
+        );
+      // Warm first: the figures below are renders in warm contexts, as in the report.
+      await Promise.all([signIn(), calm()]);
+      let timedOut = 0;
+      const flood = Array.from({ length: 30 }, () =>
+        renderReact({ tenant: "org:flood", source: jsx("for (;;) {}") }, pool).then(
+          () => null,
+          (err: TemplateError) => {
+            if (err.code === "timeout") timedOut++;
+            return err;
+          },
+        ),
+      );
+      // Both finish while the flood's first render is still spinning: before any flood render has timed
+      // out (each runs for the full 1 s time limit; a warm render takes milliseconds, so the margin is wide).
+      const [mail, other] = await Promise.all([signIn(), calm()]);
+      expect(timedOut).toBe(0);
+      expect(mail.html).toContain("svc.test");
+      expect(other.html).toContain("Hi <!-- -->Cal");
+      const outcomes = await Promise.all(flood);
+      // One running and one waiting; the other 28 are refused at once, never queued.
+      const limited = outcomes.filter((e) => e?.code === "rate_limited");
+      expect(limited).toHaveLength(28);
+      expect(limited.every((e) => (e?.retryAfterSeconds ?? 0) >= 1)).toBe(true);
+      expect(outcomes.filter((e) => e?.code === "timeout")).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
   });
 });
 

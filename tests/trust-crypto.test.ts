@@ -248,19 +248,17 @@ describe("provenance", () => {
   test("a provenance JWS verifies with jose against the fetched JWKS and with openssl; tampering is rejected", async () => {
     const { signer } = await agentKey();
     const raw = await new Promise<Buffer>((resolve, reject) =>
-      nodemailer
-        .createTransport({ streamTransport: true, buffer: true, newline: "windows" })
-        .sendMail(
-          {
-            from: "a@svc.localhost",
-            to: "b@example.test",
-            subject: "Hi",
-            text: "Hello\nthere\n\n\n",
-            html: "<p>Hello</p>",
-            messageId: "<m1@svc.localhost>",
-          },
-          (err, info) => (err ? reject(err) : resolve(info.message as Buffer)),
-        ),
+      nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" }).sendMail(
+        {
+          from: "a@svc.localhost",
+          to: "b@example.test",
+          subject: "Hi",
+          text: "Hello\nthere\n\n\n",
+          html: "<p>Hello</p>",
+          messageId: "<m1@svc.localhost>",
+        },
+        (err, info) => (err ? reject(err) : resolve(info.message as Buffer)),
+      ),
     );
     const token = await signProvenance(signer, {
       issuer: base,

@@ -3,7 +3,14 @@ import { Stat } from "@/components/console/observe/overview-charts";
 import { VolumeChart } from "@/components/console/observe/volume-chart";
 import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
-import { isVolumeRange, VOLUME_RANGES, type VolumeRange, WINDOW_DAYS } from "@/lib/console/overview";
+import {
+  deliveryRates,
+  isVolumeRange,
+  type RateView,
+  VOLUME_RANGES,
+  type VolumeRange,
+  WINDOW_DAYS,
+} from "@/lib/console/overview";
 import { param, type SearchParams } from "@/lib/console/pages";
 import { deliveryVolume, overview } from "@/lib/console/reads";
 
@@ -21,9 +28,11 @@ function RangeSwitch({ current }: { current: VolumeRange }) {
           href={range === "24h" ? "/" : `/?range=${range}`}
           scroll={false}
           aria-current={range === current ? "true" : undefined}
-          aria-label={`Last ${label}`}
+          title={`Last ${label}`}
           className="rounded px-2.5 py-1 text-zinc-700 hover:bg-zinc-100 aria-[current]:bg-zinc-900 aria-[current]:text-white dark:text-zinc-300 dark:hover:bg-zinc-800 dark:aria-[current]:bg-zinc-100 dark:aria-[current]:text-zinc-900"
         >
+          {/* The accessible name ("Last 24h") contains the visible text, as WCAG 2.5.3 asks. */}
+          <span className="sr-only">Last </span>
           {range}
         </Link>
       ))}
@@ -39,6 +48,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const range: VolumeRange = isVolumeRange(asked) ? asked : "24h";
   const [data, volume] = await Promise.all([overview(ctx), deliveryVolume(ctx, range)]);
   const { counts } = data;
+  const rates = deliveryRates(volume.totals);
   const fresh = (counts.inboxes ?? 0) === 0 && data.messages.inbound + data.messages.outbound === 0;
   return (
     <>
@@ -118,7 +128,72 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
             />
           )}
         </Card>
+        <Card title={`Bounce and complaint rates (${VOLUME_RANGES[range].label})`}>
+          <dl className="grid gap-4 sm:grid-cols-2">
+            <RateStat label="Bounce rate" view={rates.bounce} reached={rates.reached} testId="overview-bounce-rate" />
+            <RateStat
+              label="Complaint rate"
+              view={rates.complaint}
+              reached={rates.reached}
+              testId="overview-complaint-rate"
+            />
+          </dl>
+          <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">
+            Of the outbound messages that reached a provider. An agent whose rate over 24 hours reaches the first
+            threshold is throttled, the second quarantined (its sends refused until an operator clears it).
+          </p>
+        </Card>
       </div>
     </>
+  );
+}
+
+const percent = (r: number) => `${(r * 100).toLocaleString("en-US", { maximumFractionDigits: 2 })}%`;
+
+/** A rate with its count, coloured against the reputation thresholds it is shown beside. */
+function RateStat({
+  label,
+  view,
+  reached,
+  testId,
+}: {
+  label: string;
+  view: RateView;
+  reached: number;
+  testId: string;
+}) {
+  const level =
+    view.rate === null
+      ? null
+      : view.rate >= view.quarantineAt
+        ? "quarantine"
+        : view.rate >= view.throttleAt
+          ? "throttle"
+          : null;
+  return (
+    <div className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
+      <dt className="text-xs font-semibold text-zinc-600 uppercase dark:text-zinc-300">{label}</dt>
+      <dd className="mt-1 space-y-1 text-sm">
+        <span
+          data-testid={testId}
+          className={
+            level === null
+              ? "text-lg font-semibold tabular-nums"
+              : "text-lg font-semibold text-red-700 tabular-nums dark:text-red-400"
+          }
+        >
+          {view.rate === null ? "—" : percent(view.rate)}
+        </span>{" "}
+        <span className="text-zinc-700 dark:text-zinc-300">
+          {view.rate === null
+            ? "nothing reached a provider"
+            : `${view.count.toLocaleString("en-US")} of ${reached.toLocaleString("en-US")}`}
+          {level ? ` — at or above the ${level} threshold` : ""}
+        </span>
+        <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+          Throttled at {percent(view.throttleAt)}, quarantined at {percent(view.quarantineAt)}
+        </span>
+      </dd>
+    </div>
   );
 }

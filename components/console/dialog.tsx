@@ -116,7 +116,7 @@ export function ConfirmButton({
     <>
       <Button
         type="button"
-        variant={variant}
+        variant={variant === "danger" ? "destructive" : "secondary"}
         pending={pending}
         disabled={disabled}
         onClick={() => setOpen(true)}

@@ -6,11 +6,19 @@ import { type ChangeEvent, type FormEvent, type ReactNode, useEffect, useRef, us
 /** How long typing pauses before a search runs. */
 const TYPING_PAUSE_MS = 300;
 
-/** The form's non-empty values as a query string (an empty select or search means "any"). */
+/**
+ * The form's non-empty values as a query string (an empty select or search means "any"); a
+ * datetime-local value (the viewer's time zone) is written as the UTC instant it names.
+ */
 function queryOf(form: HTMLFormElement): string {
   const params = new URLSearchParams();
+  const localTimes = new Set(
+    Array.from(form.querySelectorAll<HTMLInputElement>('input[type="datetime-local"]'), (input) => input.name),
+  );
   for (const [name, value] of new FormData(form)) {
-    if (typeof value === "string" && value.trim() !== "") params.append(name, value.trim());
+    if (typeof value !== "string" || value.trim() === "") continue;
+    const instant = localTimes.has(name) ? new Date(value.trim()) : null;
+    params.append(name, instant && !Number.isNaN(instant.getTime()) ? instant.toISOString() : value.trim());
   }
   const qs = params.toString();
   return qs ? `?${qs}` : "";

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import {
   type FormEvent,
@@ -220,7 +221,8 @@ export function Button({
   className,
   ...props
 }: {
-  variant?: "primary" | "secondary" | "danger";
+  /** `destructive`: a button that starts a destructive action (its confirmation is `danger`), outlined, never the page's main control. */
+  variant?: "primary" | "secondary" | "danger" | "destructive";
   pending?: boolean;
 } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
   const styles = {
@@ -228,6 +230,8 @@ export function Button({
     secondary:
       "border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
     danger: "bg-red-700 text-white hover:bg-red-600",
+    destructive:
+      "border border-red-300 bg-white text-red-800 hover:bg-red-50 dark:border-red-900 dark:bg-zinc-900 dark:text-red-300 dark:hover:bg-red-950",
   }[variant];
   return (
     <button
@@ -249,15 +253,41 @@ export function Button({
   );
 }
 
-/** The form-level error of a failed action (field errors show beside their fields). */
-export function FormError({ failure }: { failure: ActionError | null }) {
-  if (!failure) return null;
+/** The link from a failed action to its request log entry (for roles that may read the log), or nothing. */
+export function LogEntryLink({ failure }: { failure: ActionError | null }) {
+  if (!failure?.logId) return null;
+  return (
+    <>
+      {" "}
+      <Link className="link whitespace-nowrap" href={`/logs/${failure.logId}`} data-testid="failure-log-link">
+        See this request in the log
+      </Link>
+    </>
+  );
+}
+
+/**
+ * The form-level error of a failed action (field errors show beside their fields), linked to its
+ * request log entry. `beside`: the action's failure when its messages are shown beside the fields
+ * (so `failure` is null): only the link to its log entry is shown here.
+ */
+export function FormError({ failure, beside }: { failure: ActionError | null; beside?: ActionError | null }) {
+  if (!failure) {
+    if (!beside?.logId) return null;
+    return (
+      <p className="text-sm text-zinc-700 dark:text-zinc-300">
+        Refused as said beside the fields.
+        <LogEntryLink failure={beside} />
+      </p>
+    );
+  }
   return (
     <p
       role="alert"
       className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
     >
       {failure.message}
+      <LogEntryLink failure={failure} />
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import Link from "next/link";
-import { type ReactNode, useId } from "react";
+import { Fragment, type ReactNode, useId } from "react";
 import { LocalTime } from "./local-time";
+import { DELIVERY_TONES } from "@/lib/console/message-status";
 import { DELIVERY_STATUS_LABELS, type DeliveryStatus } from "@/lib/messages/delivery-status";
 
 /**
@@ -23,8 +24,9 @@ export function PageHeader({
 }) {
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+      {/* min-w-0 and break-words: a long address as the title wraps at phone width instead of scrolling sideways. */}
+      <div className="min-w-0">
+        <h1 className="text-2xl font-semibold tracking-tight break-words">{title}</h1>
         {description ? <p className="mt-1 max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">{description}</p> : null}
       </div>
       {actions ? <div className="flex items-center gap-2">{actions}</div> : null}
@@ -61,11 +63,11 @@ export function Card({
   );
 }
 
-/** A table with a header row; pass `<tr>` rows as children. */
 /**
  * A data table; below the `md` breakpoint every row becomes a stacked card whose cells carry their
  * column's name (a scoped rule per column: `td:nth-child(n)::before`), so a phone never squeezes
- * columns to one character per line.
+ * columns to one character per line. An empty header names an actions column ("Actions" to screen
+ * readers), so every cell has a header (axe: td-has-header).
  */
 export function Table({ head, children, caption }: { head: ReactNode[]; children: ReactNode; caption?: string }) {
   const scope = useId().replace(/[^a-zA-Z0-9_-]/g, "");
@@ -98,7 +100,7 @@ export function Table({ head, children, caption }: { head: ReactNode[]; children
                 scope="col"
                 className="px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-300"
               >
-                {h}
+                {h === "" ? <span className="sr-only">Actions</span> : h}
               </th>
             ))}
           </tr>
@@ -168,18 +170,12 @@ export function StatusBadge({ status }: { status: string }) {
   return <Badge tone={tone}>{status.replace(/_/g, " ")}</Badge>;
 }
 
-const DELIVERY_TONES: Record<DeliveryStatus, Tone> = {
-  delivered: "green",
-  received: "blue",
-  sent: "blue",
-  queued: "yellow",
-  scheduled: "yellow",
-  delayed: "yellow",
-  bounced: "red",
-  complained: "red",
-  failed: "red",
-  canceled: "gray",
-};
+/** An HTTP status code: succeeded green, refused (4xx) yellow, failed (5xx) red. */
+export function HttpStatusBadge({ status }: { status: number }) {
+  const tone: Tone =
+    status >= 500 ? "red" : status >= 400 ? "yellow" : status >= 200 && status < 300 ? "green" : "gray";
+  return <Badge tone={tone}>{status}</Badge>;
+}
 
 /** A message's derived delivery status (lib/messages/delivery-status.ts): the primary badge of a message. */
 export function DeliveryStatusBadge({ status }: { status: DeliveryStatus }) {
@@ -248,6 +244,31 @@ export function Pager({ nextHref, firstHref }: { nextHref: string | null; firstH
         </Link>
       ) : null}
     </nav>
+  );
+}
+
+/**
+ * An email address (or a list of them) that wraps only before an `@` or after a separator, never
+ * inside a word: a part too long for its column is cut with an ellipsis, the whole value on hover.
+ */
+export function Address({ value, mono = false }: { value: string; mono?: boolean }) {
+  const parts = value.split(/(?=@)|(?<=,\s)/);
+  return (
+    <span
+      title={value}
+      className={cx(
+        "block max-w-full overflow-hidden text-ellipsis [overflow-wrap:normal] [word-break:normal]",
+        mono && "font-mono text-xs",
+      )}
+      data-testid="address"
+    >
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 ? <wbr /> : null}
+          {part}
+        </Fragment>
+      ))}
+    </span>
   );
 }
 

@@ -41,9 +41,7 @@ function Intro({ reference, count }: { reference: Reference; count: number }) {
       <Markdown text={info.description} className="max-w-3xl text-zinc-800 dark:text-zinc-200" />
       <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="font-medium">Base URL</dt>
-        <dd className="min-w-0 font-mono break-all">
-          {server || "the origin serving this page (http://localhost:3000 by default)"}
-        </dd>
+        <dd className="min-w-0 font-mono break-all">{server}</dd>
         <dt className="font-medium">Authentication</dt>
         <dd className="min-w-0">
           <code className="font-mono">Authorization: Bearer &lt;API key&gt;</code>

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { CHANNEL_IDS } from "../../lib/channels/definitions";
+import { OUTCOME_KINDS } from "../../lib/channels/outcomes";
 import { DELIVERY_STATUS_SQL, DELIVERY_STATUSES } from "../../lib/messages/delivery-status";
 import { createdAt, id, orgRef, tstz } from "./_columns";
 import { domains } from "./domains";
@@ -31,6 +32,37 @@ export const inboxes = pgTable(
   (t) => [
     uniqueIndex("inboxes_address_key").on(t.address),
     index("inboxes_org_created_idx").on(t.orgId, t.createdAt, t.id),
+  ],
+);
+
+export const CONNECTION_STATUSES = ["active", "disconnected"] as const;
+
+/**
+ * What an inbox sends and receives over: one row per channel address bound to it (its email
+ * address today; a phone number, a Telegram bot, a Slack installation as those channels come).
+ * The inbox stays the unit of ownership; inbound on a connection lands in its inbox. An address is
+ * unique per channel across the deployment.
+ */
+export const inboxConnections = pgTable(
+  "inbox_connections",
+  {
+    id: id(),
+    orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
+    inboxId: uuid()
+      .notNull()
+      .references(() => inboxes.id, { onDelete: "cascade" }),
+    channel: text({ enum: CHANNEL_IDS }).notNull(),
+    /** The address or external id on the channel, in the channel's normal form (email: the inbox's address). */
+    address: text().notNull(),
+    /** The connection's credential (a bot token, an installation's token), encrypted; null when it has none. */
+    secretCiphertext: text(),
+    status: text({ enum: CONNECTION_STATUSES }).notNull().default("active"),
+    createdAt: createdAt(),
+    updatedAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("inbox_connections_channel_address_key").on(t.channel, t.address),
+    index("inbox_connections_inbox_idx").on(t.inboxId),
   ],
 );
 
@@ -85,6 +117,11 @@ export const messages = pgTable(
     tags: jsonb().$type<Record<string, string>>(),
     channelMetadata: jsonb().$type<Record<string, unknown>>(),
     providerMessageId: text(),
+    /**
+     * The neutral delivery outcome (lib/channels/outcomes.ts) folded from every outcome so far,
+     * written by the send's own statements and `applyOutcomes`; null while none (and inbound).
+     */
+    outcome: text({ enum: OUTCOME_KINDS }),
     error: text(),
     /** The send request, kept while scheduled so it can be re-validated when it fires. */
     request: jsonb().$type<Record<string, unknown>>(),
@@ -96,6 +133,14 @@ export const messages = pgTable(
     /** Inbound: the contact whose handle is the sender's address, when one matched on receipt. */
     contactId: uuid().references(() => contacts.id, { onDelete: "set null" }),
     sizeBytes: bigint({ mode: "number" }).notNull().default(0),
+    /**
+     * Inbound to a schema inbox (lib/inbox-schemas): the extracted fields, the outcome and the validation errors.
+     * `pending` while the extraction (or a verification wait's match) waits for the LLM outside the
+     * storing transaction (lib/messages/extraction.ts): no `message.received` yet.
+     */
+    structured: jsonb().$type<Record<string, unknown>>(),
+    extractionStatus: text({ enum: ["pending", "validated", "quarantined", "passthrough", "error", "skipped"] }),
+    extractionErrors: jsonb().$type<{ field: string; message: string }[]>(),
     scheduledAt: tstz(),
     sentAt: tstz(),
     /** Derived, never written: see lib/messages/delivery-status.ts. */
@@ -165,7 +210,7 @@ export const suppressions = pgTable(
   {
     orgId: orgRef().references(() => organizations.id, { onDelete: "cascade" }),
     address: text().notNull(),
-    reason: text({ enum: ["complaint"] }).notNull(),
+    reason: text({ enum: ["complaint", "sms_stop"] }).notNull(),
     sourceMessageId: uuid(),
     providerMessageId: text(),
     feedbackType: text(),

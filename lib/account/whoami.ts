@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { organizations as organizationsTable } from "@/db/schema";
 import { activeApiKeyCount } from "@/lib/api-keys/service";
+import { printProvider } from "@/lib/providers/print";
 import { used } from "@/lib/http/rate-limit";
 import type { Principal } from "@/lib/auth/principal";
 import type { Whoami } from "@/lib/account/contracts";
@@ -113,6 +114,6 @@ export async function whoami(db: DbOrTx, principal: Principal, now: Date = new D
       vanitySlug: o.vanitySlug,
       role: o.role,
     })),
-    letters: { printMode: "test" },
+    letters: { printMode: printProvider().mode },
   };
 }

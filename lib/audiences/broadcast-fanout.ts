@@ -5,6 +5,7 @@ import { type BudgetSubject } from "@/lib/budgets/enforce";
 import { evaluateAgents } from "@/lib/agents/reputation";
 import { findAgentById } from "@/lib/agents/agent";
 import { channelAdapter } from "@/lib/channels";
+import { INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
 import { inboxesByAddress } from "@/lib/inboxes/service";
 import { systemPrincipal } from "@/lib/messages/send";
 import type { AttachedSend, LinkedObject } from "@/lib/messages/stages/draft";
@@ -112,7 +113,7 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
     skipped += reach.length;
     reach = [];
   }
-  const channel = channelAdapter("email");
+  const channel = channelAdapter(INBOX_ADDRESS_CHANNEL);
   const files = content.attachments.map((a) => ({
     filename: a.filename,
     contentType: a.contentType,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { and, count, eq, lte } from "drizzle-orm";
+import { and, count, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { audienceMembers, broadcasts, fanouts, messages } from "@/db/schema";
+import { audienceMembers, audiences, broadcasts, fanouts, inboxes, messages } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { checkSendBudgets } from "@/lib/budgets/enforce";
 import { refuseByReputation } from "@/lib/agents/reputation";
@@ -10,6 +10,8 @@ import { invalidRequest, notFound } from "@/lib/core/errors";
 import { env } from "@/lib/env";
 import { findInbox } from "@/lib/inboxes/service";
 import type { SendMessageInput } from "@/lib/messages/contracts";
+import type { DeliveryStatus } from "@/lib/messages/delivery-status";
+import { toMessage } from "@/lib/messages/read";
 import { attachFiles } from "@/lib/messages/stages/attach";
 import { budgetSubjectOf, refuseInbox, sendingAgent } from "@/lib/messages/stages/policy";
 import { renderBody } from "@/lib/messages/stages/render";
@@ -73,7 +75,6 @@ export async function queueBroadcast(
     replyToMessageId: _replyToMessageId,
     dryRun: _dryRun,
     buttons: _buttons,
-    telegram: _telegram,
     ...fields
   } = body;
   const input: SendMessageInput = { ...fields, to: [] };
@@ -213,8 +214,14 @@ async function toBroadcast(
   b: BroadcastRow,
   fanout: { status: string | null; chunksDone: number; completedAt: Date | null },
 ) {
+  // `final`: when the group's last message became final (handed to its transport or failed: the handoff
+  // stamps sentAt on both; a message refused at store has only its creation time).
   const byStatus = await db
-    .select({ status: messages.status, n: count() })
+    .select({
+      status: messages.status,
+      n: count(),
+      final: sql<Date | null>`max(coalesce(${messages.sentAt}, ${messages.createdAt}))`.mapWith(messages.sentAt),
+    })
     .from(messages)
     .where(eq(messages.broadcastId, b.id))
     .groupBy(messages.status);
@@ -236,6 +243,101 @@ async function toBroadcast(
     counts: { total: b.total, sent, failed, suppressed: b.suppressed, pending },
     template: content.template ?? null,
     createdAt: b.createdAt.toISOString(),
-    completedAt: status === "completed" ? (fanout.completedAt?.toISOString() ?? null) : null,
+    completedAt: status === "completed" ? completedAt(fanout.completedAt, byStatus) : null,
+  };
+}
+
+/**
+ * A completed broadcast's completedAt: when its last member's message became final, or when its members were
+ * all planned if that was later (every member suppressed, say) — never the planning time alone, which comes
+ * before the transport has been handed the messages.
+ */
+function completedAt(planned: Date | null, groups: { final: Date | null }[]): string | null {
+  const times = [planned, ...groups.map((g) => g.final)].filter((t) => t !== null).map((t) => t.getTime());
+  return times.length ? new Date(Math.max(...times)).toISOString() : null;
+}
+
+/** How many broadcasts the console's Broadcasts page lists (newest first). */
+export const BROADCASTS_LISTED = 50;
+
+/**
+ * The organization's newest broadcasts with their progress (as `getBroadcast`), subject, audience
+ * name and inbox address: the console's Broadcasts page (a console read, not an API operation).
+ */
+export async function listBroadcasts(db: DbOrTx, principal: Principal, limit = BROADCASTS_LISTED) {
+  const rows = await db
+    .select({
+      b: broadcasts,
+      fanoutStatus: fanouts.status,
+      chunksDone: fanouts.chunksDone,
+      fanoutCompletedAt: fanouts.completedAt,
+      audienceName: audiences.name,
+      inboxAddress: inboxes.address,
+    })
+    .from(broadcasts)
+    .leftJoin(fanouts, eq(fanouts.id, broadcasts.fanoutId))
+    .leftJoin(audiences, eq(audiences.id, broadcasts.audienceId))
+    .leftJoin(inboxes, eq(inboxes.id, broadcasts.inboxId))
+    .where(eq(broadcasts.orgId, principal.orgId))
+    .orderBy(desc(broadcasts.createdAt), desc(broadcasts.id))
+    .limit(limit);
+  return Promise.all(
+    rows.map(async (r) => ({
+      ...(await toBroadcast(db, r.b, {
+        status: r.fanoutStatus,
+        chunksDone: r.chunksDone ?? 0,
+        completedAt: r.fanoutCompletedAt,
+      })),
+      subject: (r.b.content as unknown as BroadcastContent).subject,
+      audienceName: r.audienceName,
+      inboxAddress: r.inboxAddress,
+    })),
+  );
+}
+
+/** How many of a broadcast's member messages its console page lists. */
+export const BROADCAST_MESSAGES_LISTED = 100;
+
+/**
+ * What a broadcast says (subject, text, html: the preview of what members receive) and its members'
+ * messages, newest first, optionally of one delivery status: the console's broadcast page.
+ */
+export async function broadcastContent(
+  db: DbOrTx,
+  principal: Principal,
+  broadcastId: string,
+  filter: { deliveryStatus?: DeliveryStatus } = {},
+) {
+  const id = broadcastUuid(broadcastId);
+  const [row] = id
+    ? await db
+        .select({ b: broadcasts, audienceName: audiences.name, inboxAddress: inboxes.address })
+        .from(broadcasts)
+        .leftJoin(audiences, eq(audiences.id, broadcasts.audienceId))
+        .leftJoin(inboxes, eq(inboxes.id, broadcasts.inboxId))
+        .where(and(eq(broadcasts.orgId, principal.orgId), eq(broadcasts.id, id)))
+    : [];
+  if (!row) throw notFound("broadcast", "broadcastId");
+  const content = row.b.content as unknown as BroadcastContent;
+  const members = await db
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.orgId, principal.orgId),
+        eq(messages.broadcastId, row.b.id),
+        filter.deliveryStatus ? eq(messages.deliveryStatus, filter.deliveryStatus) : undefined,
+      ),
+    )
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(BROADCAST_MESSAGES_LISTED);
+  return {
+    inboxId: row.b.inboxId,
+    subject: content.subject,
+    text: content.text ?? null,
+    html: content.html ?? null,
+    audienceName: row.audienceName,
+    inboxAddress: row.inboxAddress,
+    messages: members.map((m) => toMessage(m, null, false)),
   };
 }

@@ -178,7 +178,6 @@ export const PER_RECIPIENT_FIELDS = [
   "replyToMessageId",
   "dryRun",
   "buttons",
-  "telegram",
 ] as const;
 export const broadcastBody = sendMessageBody
   .pick({

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
 import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import { audienceMembers, audiences } from "@/db/schema";
@@ -153,7 +154,7 @@ export async function addAudienceMembers(
     let email: string;
     let contactId: string | null = null;
     if (ref) {
-      ({ address: email, contactId } = await contactAddress(db, orgId, ref, ["email"], param));
+      ({ address: email, contactId } = await contactAddress(db, orgId, ref, [INBOX_ADDRESS_CHANNEL], param));
     } else {
       email = (m.email ?? "").trim().toLowerCase();
       if (!emailSchema.safeParse(email).success)

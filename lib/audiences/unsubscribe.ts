@@ -9,7 +9,7 @@ import { isUuid } from "@/lib/core/schemas";
 /**
  * One-click unsubscribe (RFC 8058) for broadcast messages: each member's message carries
  * `List-Unsubscribe: <{PUBLIC_BASE_URL}/u/{token}>` and `List-Unsubscribe-Post:
- * List-Unsubscribe=One-Click` (both DKIM-signed, lib/messages/mime.ts). The token is the member's
+ * List-Unsubscribe=One-Click` (both DKIM-signed, lib/channels/email/mime.ts). The token is the member's
  * id and an HMAC of it under the deployment's URL-signing secret, so it cannot be forged or
  * pointed at another member. A POST to the link unsubscribes at once (what mail clients send); a
  * GET shows a page with a button (link scanners fetch with GET and must not unsubscribe anyone).

@@ -1,8 +1,9 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, type Column, eq, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { bucketObjects, buckets } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/core/audit";
+import { decodeCursor, toPage } from "@/lib/core/pagination";
 import { ApiError, notFound, notPermitted } from "@/lib/core/errors";
 import { storage } from "@/lib/providers/storage";
 import {
@@ -16,27 +17,35 @@ import {
   usage,
 } from "./bucket";
 
-export async function listBuckets(db: DbOrTx, principal: Principal) {
+/** The list's order: the default bucket, the reserved inbound bucket, then the rest oldest first. */
+const rankOf = (kind: SQL | Column) => sql`case ${kind} when 'default' then 0 when 'inbound' then 1 else 2 end`;
+const bucketRank = rankOf(buckets.kind);
+
+export async function listBuckets(db: DbOrTx, principal: Principal, query: { limit: number; cursor?: string }) {
   await ensureBuckets(db, principal.orgId);
+  const after = decodeCursor(query.cursor);
+  // Keyset over (rank, createdAt, id) ascending; the cursor carries createdAt and id, the rank is the cursor
+  // bucket's own (2 once it is gone: the default and inbound buckets are never deleted).
   const rows = await db
     .select()
     .from(buckets)
-    .where(eq(buckets.orgId, principal.orgId))
-    .orderBy(
-      sql`case ${buckets.kind} when 'default' then 0 when 'inbound' then 1 else 2 end`,
-      asc(buckets.createdAt),
-      asc(buckets.id),
-    );
+    .where(
+      and(
+        eq(buckets.orgId, principal.orgId),
+        after
+          ? sql`(${bucketRank}, ${buckets.createdAt}, ${buckets.id}) > (coalesce((select ${rankOf(sql`b.kind`)} from ${buckets} b where b.id = ${after.id}::uuid), 2), ${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
+          : undefined,
+      ),
+    )
+    .orderBy(bucketRank, asc(buckets.createdAt), asc(buckets.id))
+    .limit(query.limit + 1);
+  const { items, pagination } = toPage(rows, query.limit);
   const u = await usage(
     db,
     principal.orgId,
-    rows.map((r) => r.id),
+    items.map((r) => r.id),
   );
-  return {
-    object: "list" as const,
-    data: rows.map((r) => toBucket(r, u.get(r.id))),
-    pagination: { nextCursor: null, hasMore: false },
-  };
+  return { object: "list" as const, data: items.map((r) => toBucket(r, u.get(r.id))), pagination };
 }
 
 export async function createBucket(

@@ -61,7 +61,8 @@ export const listBuckets = defineContract({
   tag,
   summary: "List buckets",
   description:
-    "Every bucket of the organization, the default and the reserved inbound bucket first. `usedBytes` and `objectCount` count finalized objects.",
+    "The organization's buckets, the default and the reserved inbound bucket first, then oldest first; paginated. `usedBytes` and `objectCount` count finalized objects.",
+  query: z.strictObject({ ...paginationQuery() }),
   response: z.object({ object: z.literal("list"), data: z.array(bucketSchema), pagination: paginationSchema }),
 });
 
@@ -142,7 +143,7 @@ export const createUpload = defineContract({
   tag,
   summary: "Request an upload URL",
   description:
-    "Returns a PresignedUpload: PUT the bytes to `uploadUrl` with exactly the returned `headers` (the stored Content-Type, the declared type as `x-amz-meta-content-type`, the file name as `x-amz-meta-filename`) before it expires, then finalize. With `size` the PUT must carry exactly that many bytes. A URL takes one upload.",
+    "Returns a PresignedUpload: PUT the bytes to `uploadUrl` with exactly the returned `headers` (the stored Content-Type, the declared type as `x-amz-meta-content-type`, the file name as `x-amz-meta-filename`) before it expires, then finalize. With `size` the PUT must carry exactly that many bytes, and the size is reserved against the organization's storage limit until finalize or expiry (413 when it does not fit); without it the URL accepts at most the room left under the limit (413 when there is none). A URL takes one upload.",
   params: bucketParams,
   body: z.strictObject({
     filename: z.string().min(1).max(255),
@@ -170,9 +171,9 @@ export const finalizeObject = defineContract({
   tag,
   summary: "Finalize an upload",
   description:
-    "Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet.",
+    "Records the uploaded bytes as an object in `pending` and starts its malware scan (`object.scanned` when it ends). Finalizing again answers the object as it is. 409 when nothing was uploaded yet; 413 (the bytes discarded) when they exceed the upload's maximum or would take the organization past its storage limit, counting what is stored and the sizes other uploads in progress reserved.",
   params: objectParams,
-  errors: ["conflict"],
+  errors: ["conflict", "payload_too_large"],
   response: bucketObjectSchema,
 });
 

@@ -6,7 +6,9 @@ import * as bundles from "./share-bundles";
 import * as links from "./share-links";
 import * as uploads from "./uploads";
 
-export const listBuckets = defineOperation(c.listBuckets, ({ db, principal }) => buckets.listBuckets(db, principal));
+export const listBuckets = defineOperation(c.listBuckets, ({ db, principal, query }) =>
+  buckets.listBuckets(db, principal, query),
+);
 export const createBucket = defineOperation(c.createBucket, ({ db, principal, body }) =>
   buckets.createBucket(db, principal, body),
 );

@@ -4,6 +4,7 @@ import { bucketObjects, shareLinkOpens, shareLinks } from "@/db/schema";
 import { verifyPassword } from "@/lib/account/passwords";
 import { appendEvent } from "@/lib/events/ledger";
 import { servable } from "./gate";
+import { claimPasswordCheck, recordShareFailure, shareLockout } from "./share-throttle";
 import { shareLinkPublicId } from "./ids";
 import { hashToken, type LinkRow, toShareBundle, toShareLink } from "./share-rows";
 
@@ -73,17 +74,15 @@ async function logOpen(
   objectId: string | null,
   who: Visitor,
 ): Promise<void> {
-  await db
-    .insert(shareLinkOpens)
-    .values({
-      orgId: link.orgId,
-      shareLinkId: link.id,
-      objectId,
-      kind,
-      outcome,
-      ip: who.ip,
-      userAgent: who.userAgent?.slice(0, 300) ?? null,
-    });
+  await db.insert(shareLinkOpens).values({
+    orgId: link.orgId,
+    shareLinkId: link.id,
+    objectId,
+    kind,
+    outcome,
+    ip: who.ip,
+    userAgent: who.userAgent?.slice(0, 300) ?? null,
+  });
 }
 
 /** The share page: what the link shows (a view is logged; it uses nothing). Null for an unknown token. */
@@ -112,10 +111,21 @@ export type DownloadResult =
       ok: false;
       status: 401 | 403 | 404 | 410;
       reason: "unknown" | "password_required" | "wrong_password" | "revoked" | "expired" | "used_up" | "not_available";
+    }
+  | {
+      ok: false;
+      status: 429;
+      /** `locked_out`: too many wrong passwords for the link or from the address; `busy`: too many checks at once. */
+      reason: "locked_out" | "busy";
+      retryAfterSeconds: number;
     };
 
+type Refusal = Extract<DownloadResult, { ok: false; status: 401 | 403 | 404 | 410 }>;
+
 /**
- * A download through a share link: the password (Argon2id) is checked first, then one use is
+ * A download through a share link: the password (Argon2id) is checked first — unless the link or
+ * the address is locked out after too many wrong ones, or too many checks are running (429, no
+ * hash: ./share-throttle.ts) — then one use is
  * taken by a single guarded UPDATE (not revoked, not expired, uses below maxUses), so concurrent
  * downloads of a one-time link yield exactly one success. The open is logged and
  * `share_link.opened` emitted in the same transaction as the use.
@@ -134,17 +144,30 @@ export async function downloadShare(
     : link.kind === "object"
       ? files[0]
       : undefined;
-  const refuse = async (
-    status: 401 | 403 | 404 | 410,
-    reason: Exclude<DownloadResult, { ok: true }>["reason"],
-  ): Promise<DownloadResult> => {
+  const refuse = async (status: Refusal["status"], reason: Refusal["reason"]): Promise<DownloadResult> => {
     await logOpen(db, link, "download", reason, file?.id ?? null, who);
     return { ok: false, status, reason };
+  };
+  const tooMany = async (reason: "locked_out" | "busy", retryAfterSeconds: number): Promise<DownloadResult> => {
+    await logOpen(db, link, "download", reason, file?.id ?? null, who);
+    return { ok: false, status: 429, reason, retryAfterSeconds };
   };
   if (!file) return refuse(404, "not_available");
   if (link.passwordHash) {
     if (!opts.password) return refuse(401, "password_required");
-    if (!(await verifyPassword(link.passwordHash, opts.password))) return refuse(403, "wrong_password");
+    const locked = await shareLockout(db, link.id, who.ip);
+    if (locked !== null) return tooMany("locked_out", locked);
+    const release = claimPasswordCheck(link.id);
+    if (!release) return tooMany("busy", 1);
+    try {
+      if (!(await verifyPassword(link.passwordHash, opts.password))) {
+        // Counted before the slot is released, so the next check of the link sees this failure.
+        await recordShareFailure(db, link.id, who.ip);
+        return refuse(403, "wrong_password");
+      }
+    } finally {
+      release();
+    }
   }
   const taken = await db.transaction(async (tx) => {
     const [used] = await tx

@@ -2,7 +2,9 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { bucketObjects } from "@/db/schema";
 import { env } from "@/lib/env";
+import { letterPdfStorageOwner } from "@/lib/letters/pdf-storage";
 import { attachmentStorageOwner } from "@/lib/messages/attachments";
+import { callRecordingStorageOwner } from "@/lib/phone/call-artifacts";
 import { storage } from "@/lib/providers/storage";
 import { filesystemBackend } from "@/lib/providers/storage";
 import { type StorageOwner, type SweepResult, sweepOrphans } from "@/lib/providers/storage/sweep";
@@ -38,6 +40,14 @@ export async function dropAbandonedUploads(db: DbOrTx, graceSeconds: number, now
   return rows.length;
 }
 
+/** Every owner of stored bytes the sweep walks (each prefix not listed here is left alone). */
+export const storageOwners = (db: DbOrTx, now = new Date()): StorageOwner[] => [
+  attachmentStorageOwner(db),
+  objectStorageOwner(db),
+  callRecordingStorageOwner(db),
+  letterPdfStorageOwner(db, now),
+];
+
 /**
  * The hourly storage sweep (housekeeping): drops abandoned upload claims, then deletes stored bytes
  * no row owns once they are older than STORAGE_ORPHAN_GRACE_SECONDS, and the filesystem backend's
@@ -49,7 +59,7 @@ export async function sweepStoredBytes(
 ): Promise<SweepResult & { internal: number; abandonedUploads: number }> {
   const graceSeconds = opts.graceSeconds ?? env.STORAGE_ORPHAN_GRACE_SECONDS;
   const abandonedUploads = await dropAbandonedUploads(db, graceSeconds, opts.now);
-  const result = await sweepOrphans(storage(), [attachmentStorageOwner(db), objectStorageOwner(db)], {
+  const result = await sweepOrphans(storage(), storageOwners(db, opts.now), {
     graceSeconds,
     now: opts.now,
   });

@@ -10,14 +10,15 @@ import { storage } from "@/lib/providers/storage";
 import { META_CONTENT_TYPE, META_FILENAME } from "@/lib/providers/storage/types";
 import { requestScan } from "./scan";
 import { type BucketObject, findBucket, findObject, toObject } from "./bucket";
-import { storedBytes } from "./usage";
+import { lockStorage, overStorageLimit, quotaUsed } from "./usage";
 
 const DEFAULT_UPLOAD_SECONDS = 3600;
 
 /**
  * Step one of an upload: claims a storage key with an `uploading` row and returns the presigned
  * PUT (S3's own, or the app-served HMAC-signed URL of the filesystem backend) with the exact
- * headers to send. Nothing is listed or counted until finalize.
+ * headers to send. Nothing is listed until finalize; a declared `size` is reserved against the
+ * storage limit while the upload is in progress, and finalize decides the limit for good.
  */
 export async function createUpload(
   db: DbOrTx,
@@ -35,14 +36,15 @@ export async function createUpload(
   const maxBytes = env.BUCKET_UPLOAD_MAX_BYTES;
   if (input.size !== undefined && input.size > maxBytes)
     throw new ApiError("payload_too_large", `Files are limited to ${maxBytes} bytes.`, "size");
-  const used = await storedBytes(db, principal.orgId);
-  if (input.size !== undefined && used.files + used.attachments + input.size > env.STORAGE_LIMIT_BYTES) {
-    throw new ApiError(
-      "payload_too_large",
-      `This file would exceed the organization's storage limit of ${env.STORAGE_LIMIT_BYTES} bytes.`,
-      "size",
+  // The room left under STORAGE_LIMIT_BYTES: a sized upload must fit in it (and reserves its size);
+  // one without `size` may send at most that much (its signed maximum). Finalize decides for good.
+  const roomNow = env.STORAGE_LIMIT_BYTES - (await quotaUsed(db, principal.orgId));
+  if (input.size !== undefined ? input.size > roomNow : roomNow <= 0)
+    throw overStorageLimit(
+      input.size !== undefined ? "This file" : "Another file",
+      input.size !== undefined ? "size" : null,
     );
-  }
+  const signedMax = input.size ?? Math.min(maxBytes, roomNow);
   const contentType = input.contentType ?? "application/octet-stream";
   const expiresInSeconds = input.expiresInSeconds ?? DEFAULT_UPLOAD_SECONDS;
   // Presigned before the transaction: the filesystem backend reads its signing secret from the database.
@@ -54,9 +56,15 @@ export async function createUpload(
     filename: input.filename,
     expiresInSeconds,
     size: input.size,
-    maxBytes,
+    maxBytes: signedMax,
   });
   return db.transaction(async (tx) => {
+    if (input.size !== undefined) {
+      // The reservation is decided under the organization's storage lock, so parallel sized uploads cannot overbook.
+      await lockStorage(tx, principal.orgId);
+      if (input.size > env.STORAGE_LIMIT_BYTES - (await quotaUsed(tx, principal.orgId)))
+        throw overStorageLimit("This file", "size");
+    }
     await tx.insert(bucketObjects).values({
       id,
       orgId: principal.orgId,
@@ -64,7 +72,7 @@ export async function createUpload(
       filename: input.filename,
       contentType,
       bytes: input.size ?? 0,
-      maxBytes: input.size ?? maxBytes,
+      maxBytes: signedMax,
       storageKey: key,
       state: "uploading",
       uploadExpiresAt: put.expiresAt,
@@ -130,6 +138,10 @@ export async function finalizeObject(
   const filename = decodeFilename(info.metadata[META_FILENAME], row.filename);
   const contentType = info.metadata[META_CONTENT_TYPE] || info.contentType || row.contentType;
   const after = await db.transaction(async (tx) => {
+    // The storage limit, decided under the organization's storage lock so parallel finalizes take
+    // turns: what is stored, plus other uploads' reservations, plus these bytes.
+    await lockStorage(tx, principal.orgId);
+    if ((await quotaUsed(tx, principal.orgId, row.id)) + info.size > env.STORAGE_LIMIT_BYTES) return null;
     const [updated] = await tx
       .update(bucketObjects)
       .set({ state: "pending", bytes: info.size, filename, contentType, finalizedAt: new Date() })
@@ -146,6 +158,10 @@ export async function finalizeObject(
     const publish = await requestScan(tx, [updated]);
     return { updated, publish };
   });
+  if (!after) {
+    await storage().delete(row.storageKey);
+    throw overStorageLimit(`This file (${info.size} bytes) was discarded: it`, "objectId");
+  }
   await after.publish();
   return toObject(after.updated);
 }

@@ -1,4 +1,6 @@
 import { eq, sql } from "drizzle-orm";
+import { env } from "@/lib/env";
+import { ApiError } from "@/lib/core/errors";
 import type { DbOrTx } from "@/db";
 import { attachments, bucketObjects, messages, organizations } from "@/db/schema";
 import { scanner, type ScannerInfo } from "@/lib/providers/scanner";
@@ -52,14 +54,37 @@ export async function storedFigures(
   };
 }
 
-/** Bytes the organization stores now as files and message attachments (an upload's quota check). */
-export async function storedBytes(db: DbOrTx, orgId: string): Promise<{ files: number; attachments: number }> {
+/**
+ * What counts against `STORAGE_LIMIT_BYTES` now: stored files and attachments, plus the bytes
+ * reserved by uploads in progress (an upload created with `size` reserves it until it expires or is
+ * finalized; one without `size` reserves nothing and is counted at finalize). `except` leaves one
+ * upload's own reservation out (the one being finalized). Callers that decide hold `lockStorage`.
+ */
+export async function quotaUsed(db: DbOrTx, orgId: string, except: string | null = null): Promise<number> {
   const { files, attachments: attached } = storageSums(orgId);
+  const reserved = sql<string>`(select coalesce(sum(${bucketObjects.bytes}), 0) from ${bucketObjects} where ${bucketObjects.orgId} = ${orgId} and ${bucketObjects.state} = 'uploading' and ${bucketObjects.uploadExpiresAt} > now()${except ? sql` and ${bucketObjects.id} <> ${except}` : sql``})`;
   const [row] = await db
-    .select({ files, attachments: attached })
+    .select({ files, attachments: attached, reserved })
     .from(organizations)
     .where(eq(organizations.id, orgId));
-  return { files: Number(row?.files ?? 0), attachments: Number(row?.attachments ?? 0) };
+  return Number(row?.files ?? 0) + Number(row?.attachments ?? 0) + Number(row?.reserved ?? 0);
+}
+
+/**
+ * Serializes the storage-limit decisions of one organization (creating a sized upload, finalizing
+ * any upload) until the transaction ends, so parallel requests cannot each see the same room.
+ */
+export async function lockStorage(tx: DbOrTx, orgId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`svc:storage:${orgId}`}))`);
+}
+
+/** The 413 for bytes over the storage limit. */
+export function overStorageLimit(what: string, param: string | null): ApiError {
+  return new ApiError(
+    "payload_too_large",
+    `${what} would exceed the organization's storage limit of ${env.STORAGE_LIMIT_BYTES} bytes.`,
+    param,
+  );
 }
 
 type SumsRow = { [K in keyof ReturnType<typeof storageSums>]: string | number | null | undefined };

@@ -258,16 +258,19 @@ export async function reserveSend(
       if (trip) throw new BudgetTripped(trip);
     }
   }
-  await tx
-    .insert(sendUsage)
-    .values({
-      orgId: plan.subject.orgId,
-      messageId,
-      apiKeyId: plan.subject.apiKeyId,
-      agentId: plan.subject.agentIds[0] ?? null,
-      recipients: plan.recipients,
-      createdAt: now,
-    });
+  await tx.insert(sendUsage).values(sendUsageRow(plan, messageId, now));
+}
+
+/** A send's usage row (what `reserveSend` inserts; the store stage's one-statement path inserts it too). */
+export function sendUsageRow(plan: SendBudgetPlan, messageId: string, now: Date) {
+  return {
+    orgId: plan.subject.orgId,
+    messageId,
+    apiKeyId: plan.subject.apiKeyId,
+    agentId: plan.subject.agentIds[0] ?? null,
+    recipients: plan.recipients,
+    createdAt: now,
+  };
 }
 
 /** Gives back a send's reservation (a scheduled send canceled before it went out). */

@@ -11,12 +11,14 @@ import {
   idempotencyKeys,
   ledgerEvents,
   messages,
+  requestLogs,
   suppressions,
   threads,
 } from "@/db/schema";
 import { env, publicBaseUrl } from "@/lib/env";
 import { appendEvent } from "@/lib/events/ledger";
 import { storage } from "@/lib/providers/storage";
+import { flushRequestLog } from "@/lib/request-logs/recorder";
 import { signArtifact } from "@/lib/trust/keys";
 import { appendChainedAudit } from "./chain";
 import { CERTIFICATE_TYPE, type JobRow } from "./jobs";
@@ -121,10 +123,11 @@ async function eraseMessages(db: Db, job: JobRow): Promise<void> {
   }
 }
 
-/** Step 2: the address's handles (a contact erasure: the contact), its suppression, stored responses naming it. */
+/** Step 2: the address's handles (a contact erasure: the contact), its suppression, stored responses and API request logs naming it. */
 async function eraseHandles(db: Db, job: JobRow): Promise<void> {
   const addrs = addressesOf(job);
   if (job.kind !== "erasure") return;
+  await flushRequestLog(); // requests still buffered are in the table before it is searched
   await db.transaction(async (tx) => {
     const handles = addrs.length
       ? await tx
@@ -157,13 +160,34 @@ async function eraseHandles(db: Db, job: JobRow): Promise<void> {
         .returning({ k: idempotencyKeys.key });
       responses += gone.length;
     }
+    const logged = await eraseLoggedRequests(tx, job.orgId, addrs);
     await addCounts(tx, job.id, {
       contactHandles: handles.length,
       contacts: removedContacts.length,
       suppressions: supp.length,
       storedResponses: responses,
+      requestLogs: logged,
     });
   });
+}
+
+/** The organization's API request log rows whose stored bodies name one of `addrs`; the number removed. */
+async function eraseLoggedRequests(tx: DbOrTx, orgId: string, addrs: string[]): Promise<number> {
+  let removed = 0;
+  for (const a of addrs) {
+    const like = `%${a.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const gone = await tx
+      .delete(requestLogs)
+      .where(
+        and(
+          eq(requestLogs.orgId, orgId),
+          or(sql`lower(${requestLogs.requestBody}) like ${like}`, sql`lower(${requestLogs.responseBody}) like ${like}`),
+        ),
+      )
+      .returning({ id: requestLogs.id });
+    removed += gone.length;
+  }
+  return removed;
 }
 
 /** Step 3: audit rows naming the subject; their positions are kept for the certificate. */
@@ -218,6 +242,13 @@ export async function runJobStep(db: Db, jobId: string, step: keyof typeof JOB_S
  * `compliance.erasure.completed`. Harmless to run again: a completed job is left as it is.
  */
 export async function finishJob(db: Db, jobId: string): Promise<void> {
+  // Requests logged while the job ran (its own status reads show the address until it completes).
+  const pending = await loadJob(db, jobId);
+  if (pending?.kind === "erasure" && pending.status !== "completed") {
+    await flushRequestLog();
+    const late = await eraseLoggedRequests(db, pending.orgId, addressesOf(pending));
+    if (late > 0) await addCounts(db, jobId, { requestLogs: late });
+  }
   await db.transaction(async (tx) => {
     const [job] = await tx.select().from(complianceJobs).where(eq(complianceJobs.id, jobId)).for("update");
     if (!job || job.status === "completed") return;

@@ -5,6 +5,9 @@ import type { AnyOperation, OperationOutput } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
 import { type ConsoleContext, getConsole, requireUser, type SignedInUser } from "./context";
 import { ORG_FIELD } from "./org-field";
+import { invoke, newRequestId } from "@/lib/core/invoke";
+import { recordRequest } from "@/lib/request-logs/recorder";
+import { pageBaseUrl } from "./base-url";
 
 /**
  * The console adapter of the operation core: a server action names an operation and passes the
@@ -23,6 +26,8 @@ export type ActionResult<T = null> =
         param: string | null;
         fields: Record<string, string>;
         override?: ErrorOverride;
+        /** The request log entry this failure was recorded as (`/logs/<id>`), for a role that may read the log. */
+        logId?: string;
       };
     };
 
@@ -54,8 +59,12 @@ export function invalidInput(error: z.ZodError, labels: FieldLabels = {}): Actio
   return invalidResult(error.issues, labels, "invalid_request", null);
 }
 
-/** Turns any thrown error into the action's error result (unknown errors are logged, never shown). */
-export function actionError(err: unknown, labels: FieldLabels = {}): ActionResult<never> {
+/** Turns any thrown error into the action's error result (unknown errors are logged, never shown, under `reference`). */
+export function actionError(
+  err: unknown,
+  labels: FieldLabels = {},
+  reference = `act_${Date.now().toString(36)}`,
+): ActionResult<never> {
   if (err instanceof ApiError) {
     // A validation failure reads as sentences on the form ("Enter a name", "Pick at least one scope").
     if (err.issues && err.issues.length > 0) return invalidResult(err.issues, labels, err.code, err.param);
@@ -71,7 +80,6 @@ export function actionError(err: unknown, labels: FieldLabels = {}): ActionResul
       },
     };
   }
-  const reference = `act_${Date.now().toString(36)}`;
   log.error("console action failed", { reference, ...errorFields(err) });
   return {
     ok: false,
@@ -85,7 +93,7 @@ export function actionError(err: unknown, labels: FieldLabels = {}): ActionResul
 }
 
 /** redirect() and notFound() signal through exceptions Next must see. */
-function isNextSignal(err: unknown): boolean {
+export function isNextSignal(err: unknown): boolean {
   return Boolean(
     err &&
       typeof err === "object" &&
@@ -128,6 +136,50 @@ export function splitInput(
   return { params, body: Object.keys(rest).length > 0 ? rest : undefined };
 }
 
+/** The operation's `/v1` path with the action's path parameters filled in (what the API call would have been). */
+export function operationPath(op: AnyOperation, params: Record<string, unknown> | undefined): string {
+  return op.contract.path.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const v = params?.[name];
+    return typeof v === "string" || typeof v === "number" ? encodeURIComponent(String(v)) : whole;
+  });
+}
+
+/**
+ * Records a console action that failed in the request log, as the API call it stands for: the
+ * operation's method and `/v1` path, the signed-in user as actor, the form's values as the request
+ * body and the error envelope as the response (redacted and capped by the recorder like any
+ * request). The entry's id, so the form's error can link to it; null when not recorded.
+ */
+function recordFailure(
+  op: AnyOperation,
+  ctx: ConsoleContext,
+  split: ReturnType<typeof splitInput>,
+  err: unknown,
+  startedAt: number,
+  requestId: string,
+): string | null {
+  const failure =
+    err instanceof ApiError
+      ? err
+      : new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`);
+  const url = new URL(operationPath(op, split.params), "http://console.invalid");
+  for (const [k, v] of Object.entries(split.query ?? {}))
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") url.searchParams.set(k, String(v));
+  return recordRequest({
+    source: "console",
+    actor: ctx.actor,
+    method: op.contract.method,
+    url,
+    status: failure.status,
+    errorCode: failure.code,
+    startedAt,
+    requestId,
+    ip: ctx.actor.ip,
+    requestBody: split.body,
+    responseBody: failure.toBody(),
+  });
+}
+
 interface RunOptions<T, R> {
   /** Session operations that need no organization (create one, accept an invitation, password). */
   withoutOrganization?: boolean;
@@ -135,6 +187,12 @@ interface RunOptions<T, R> {
   labels?: FieldLabels;
   /** Reshapes the operation's data for the form. */
   then?: (data: T, ctx: ConsoleContext | SignedInUser) => Promise<R> | R;
+  /**
+   * Passes the page's origin as the request's (what the API's handler gets from an HTTP request):
+   * an operation that registers this service's address with a provider (a Telegram webhook) uses
+   * it when PUBLIC_BASE_URL is unset.
+   */
+  withOrigin?: boolean;
 }
 
 /** Runs `op` as the signed-in console user with the form's values. */
@@ -164,7 +222,26 @@ export async function runAction<O extends AnyOperation, R = OperationOutput<O>>(
       ctx = console;
       orgId = console.org.id;
     }
-    const data = await ctx.invoke(op, splitInput(op, value, orgId) as never);
+    const split = splitInput(op, value, orgId);
+    const startedAt = performance.now();
+    let data: OperationOutput<O>;
+    try {
+      data = options.withOrigin
+        ? (
+            await invoke(op, ctx.actor, split as never, {
+              request: { headers: new Headers(), origin: await pageBaseUrl(), url: await pageBaseUrl(), body: "" },
+            })
+          ).data
+        : await ctx.invoke(op, split as never);
+    } catch (err) {
+      if (isNextSignal(err) || !("org" in ctx)) throw err;
+      // A failed form in an organization is in the request log like a failed API call, and its error links there.
+      const requestId = newRequestId();
+      const logId = recordFailure(op, ctx, split, err, startedAt, requestId);
+      const result = actionError(err, options.labels, requestId);
+      if (!result.ok && logId && ctx.can("account:read")) result.error.logId = logId;
+      return result;
+    }
     return { ok: true, data: options.then ? await options.then(data, ctx) : (data as unknown as R) };
   } catch (err) {
     if (isNextSignal(err)) throw err;

@@ -1,3 +1,4 @@
+import { reputationThresholds } from "@/lib/agents/reputation";
 import { and, eq, gte, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { apiKeys, domains, inboxes, messages, webhooks } from "@/db/schema";
@@ -155,4 +156,43 @@ export async function deliveryVolume(
     totals[r.outcome] += r.count;
   }
   return { range, bucket, buckets, totals };
+}
+
+/** A rate (0..1) beside the reputation thresholds at which an agent is throttled and quarantined. */
+export interface RateView {
+  rate: number | null;
+  count: number;
+  throttleAt: number;
+  quarantineAt: number;
+}
+
+/**
+ * The bounce and complaint rates of a volume's totals: bounced (complained) messages of those that
+ * reached a provider (sent, delivered, delayed, bounced, complained); null when none did. Beside the
+ * reputation thresholds (lib/agents/reputation.ts), which apply per agent over 24 hours.
+ */
+export function deliveryRates(
+  totals: Record<Outcome, number>,
+  thresholds: Pick<
+    ReturnType<typeof reputationThresholds>,
+    "throttleBounceRate" | "quarantineBounceRate" | "throttleComplaintRate" | "quarantineComplaintRate"
+  > = reputationThresholds(),
+): { reached: number; bounce: RateView; complaint: RateView } {
+  const reached = totals.sent + totals.delivered + totals.delayed + totals.bounced + totals.complained;
+  const rate = (n: number) => (reached === 0 ? null : n / reached);
+  return {
+    reached,
+    bounce: {
+      rate: rate(totals.bounced),
+      count: totals.bounced,
+      throttleAt: thresholds.throttleBounceRate,
+      quarantineAt: thresholds.quarantineBounceRate,
+    },
+    complaint: {
+      rate: rate(totals.complained),
+      count: totals.complained,
+      throttleAt: thresholds.throttleComplaintRate,
+      quarantineAt: thresholds.quarantineComplaintRate,
+    },
+  };
 }

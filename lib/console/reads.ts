@@ -1,6 +1,12 @@
+import { requestCountsByKey as countsByKey } from "@/lib/request-logs/service";
+import { broadcastContent as contentOf, listBroadcasts as broadcastsOf } from "@/lib/audiences/broadcast";
+import type { DeliveryStatus } from "@/lib/messages/delivery-status";
+import { and, eq } from "drizzle-orm";
 import { getDb } from "@/db";
+import { messages } from "@/db/schema";
 import { hasPassword as userHasPassword } from "@/lib/account/users";
 import { listAuditActions } from "@/lib/audit/service";
+import { auditNames as namesOf } from "@/lib/audit/names";
 import type { Permission } from "@/lib/auth/roles";
 import { listJobs } from "@/lib/compliance/jobs";
 import { ApiError } from "@/lib/core/errors";
@@ -37,6 +43,44 @@ export async function auditActions(ctx: ConsoleContext): Promise<string[]> {
   return listAuditActions(await getDb(), ctx.principal);
 }
 
+/**
+ * Names for an audit page's actors and resources (`kind:id` → the key's name, the member's email,
+ * the inbox's address, …); API keys are named only for roles that may read them.
+ */
+export async function auditNames(
+  ctx: ConsoleContext,
+  entries: readonly { actor: string | null; resourceType: string | null; resourceId: string | null }[],
+): Promise<Map<string, string>> {
+  need(ctx, "account:read");
+  const refs: { kind: string; id: string }[] = [];
+  for (const e of entries) {
+    const [kind, ...rest] = (e.actor ?? "").split(":");
+    if (kind && rest.length > 0) refs.push({ kind, id: rest.join(":") });
+    if (e.resourceType && e.resourceId) refs.push({ kind: e.resourceType, id: e.resourceId });
+  }
+  return namesOf(await getDb(), ctx.principal.orgId, refs, { withKeys: ctx.can("keys:read") });
+}
+
+/** Each API key's requests in the last 24 hours (the API keys page); empty for roles that cannot read the log. */
+export async function requestCountsByKey(ctx: ConsoleContext): Promise<Map<string, number>> {
+  if (!ctx.can("account:read")) return new Map();
+  return countsByKey(await getDb(), ctx.principal.orgId);
+}
+
+/** The organization's newest broadcasts with their progress, subject, audience and inbox (the Broadcasts page). */
+export async function broadcasts(ctx: ConsoleContext) {
+  need(ctx, "audiences:read");
+  return broadcastsOf(await getDb(), ctx.principal);
+}
+
+/** What a broadcast says and its members' messages (the broadcast page; 404 for another organization's). */
+export async function broadcastContent(ctx: ConsoleContext, broadcastId: string, deliveryStatus?: DeliveryStatus) {
+  need(ctx, "audiences:read");
+  const content = await contentOf(await getDb(), ctx.principal, broadcastId, { deliveryStatus });
+  // The members' messages only for a role that may read messages.
+  return { ...content, messages: ctx.can("messages:read") ? content.messages : null };
+}
+
 /** The parties of each thread and its latest message (for the threads list). */
 export async function threadSummaries(ctx: ConsoleContext, threadIds: string[]): Promise<Map<string, ThreadSummary>> {
   need(ctx, "messages:read");
@@ -66,4 +110,21 @@ export async function hasPassword(ctx: SignedInUser | ConsoleContext): Promise<b
 /** What an invitation link is for (the accept page, shown before signing in). */
 export async function describeInvitation(token: string) {
   return describe(await getDb(), token);
+}
+
+/**
+ * What the message's "Headers" view adds to its public fields: its Reply-To and an outbound send's
+ * custom headers (null for another organization's message; the page has read it already).
+ */
+export async function messageStoredHeaders(
+  ctx: ConsoleContext,
+  messageId: string,
+): Promise<{ replyTo: string | null; headers: Record<string, string> | null } | null> {
+  need(ctx, "messages:read");
+  const db = await getDb();
+  const [row] = await db
+    .select({ replyTo: messages.replyTo, headers: messages.headers })
+    .from(messages)
+    .where(and(eq(messages.orgId, ctx.principal.orgId), eq(messages.id, messageId)));
+  return row ?? null;
 }

@@ -58,7 +58,8 @@ export async function contactByHandle(
       and(
         eq(contactHandles.orgId, orgId),
         inArray(contactHandles.channel, channels),
-        eq(contactHandles.value, value.toLowerCase()),
+        // Stored in each kind's normal form: addresses lowercase, Slack ids uppercase.
+        inArray(contactHandles.value, [...new Set([value, value.toLowerCase()])]),
       ),
     )
     .limit(1);

@@ -3,7 +3,7 @@ import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
 import { isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
 import { listMessages } from "@/lib/messages/contracts";
-import { HANDLE_CHANNELS } from "./handles";
+import { HANDLE_KINDS, INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
 
 /**
  * Contacts (spec: Contacts): an address book of people and agents with handles per channel, and
@@ -61,7 +61,7 @@ export const contactSchema = z.object({
 });
 
 export const handleInput = z.strictObject({
-  channel: z.enum(HANDLE_CHANNELS),
+  channel: z.enum(HANDLE_KINDS),
   value: z.string().trim().min(1).max(500),
   label: z.string().max(100).optional(),
   isPrimary: z.boolean().default(false),
@@ -113,7 +113,7 @@ export const createContact = defineContract({
     displayName: "Ada Lovelace",
     alias: "ada",
     kind: "person",
-    handles: [{ channel: "email", value: "ada@example.com", isPrimary: true }],
+    handles: [{ channel: INBOX_ADDRESS_CHANNEL, value: "ada@example.com", isPrimary: true }],
   },
   errors: ["conflict"],
   response: one,
@@ -177,7 +177,7 @@ export const addContactHandle = defineContract({
     "`isPrimary: true` makes it the contact's primary handle for its channel (the previous one stops being primary). A value already used in the organization is a 409.",
   params,
   body: handleInput,
-  example: { channel: "email", value: "ada@work.example.com", label: "work" },
+  example: { channel: INBOX_ADDRESS_CHANNEL, value: "ada@work.example.com", label: "work" },
   errors: ["conflict"],
   response: oneHandle,
 });

@@ -46,17 +46,15 @@ export async function createContact(
       const contact = row as ContactRow;
       for (const [i, h] of handles.entries()) {
         failedAt = `handles[${i}].value`;
-        await tx
-          .insert(contactHandles)
-          .values({
-            orgId: principal.orgId,
-            contactId: contact.id,
-            channel: h.channel,
-            value: h.value,
-            label: h.label ?? null,
-            isPrimary: h.isPrimary,
-            metadata: h.metadata,
-          });
+        await tx.insert(contactHandles).values({
+          orgId: principal.orgId,
+          contactId: contact.id,
+          channel: h.channel,
+          value: h.value,
+          label: h.label ?? null,
+          isPrimary: h.isPrimary,
+          metadata: h.metadata,
+        });
       }
       await recordAudit(tx, principal, {
         orgId: principal.orgId,

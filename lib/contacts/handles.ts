@@ -1,18 +1,16 @@
 import { z } from "zod";
+import { CHANNEL_DEFINITIONS, type HandleKind } from "@/lib/channels/definitions";
 import { invalidRequest } from "@/lib/core/errors";
 
 /**
- * Handle channels and how each one's value is checked and normalized. A handle value is stored
- * normalized (addresses lowercase, phone numbers in E.164), so the same address written twice is
- * the same handle and an inbound sender matches it exactly.
+ * Handle kinds (`HANDLE_KINDS`: every channel's own, then the contact-only ones) and how each one's
+ * value is checked and normalized: a channel's kind by its definition (`handle`), the others here.
+ * A handle value is stored normalized (addresses lowercase, phone numbers in E.164), so the same
+ * address written twice is the same handle and an inbound sender matches it exactly.
  */
-export const HANDLE_CHANNELS = ["email", "a2a", "sms", "phone", "telegram", "slack", "postal"] as const;
-export type HandleChannel = (typeof HANDLE_CHANNELS)[number];
+export type HandleChannel = HandleKind;
 
-const email = z.email();
 const E164 = /^\+[1-9]\d{6,14}$/;
-const TELEGRAM = /^(?:@[A-Za-z][A-Za-z0-9_]{4,31}|-?\d{1,20})$/;
-const SLACK = /^[A-Z0-9]{2,32}$/;
 
 // ISO 3166-1 alpha-2 codes and their English names, from the runtime's own region data.
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
@@ -60,29 +58,19 @@ export function normalizeHandle(
   const at = (field: string) => (param ? `${param}.${field}` : field);
   const value = input.value.trim();
   const metadata = input.metadata ?? {};
+  const channel = CHANNEL_DEFINITIONS.find((d) => d.id === input.channel);
+  if (channel) {
+    const normal = channel.handle.normalize(value);
+    if (normal === null) throw invalidRequest(channel.handle.hint, at("value"));
+    return { value: normal, metadata };
+  }
   switch (input.channel) {
-    case "email":
-    case "a2a":
-      if (!email.safeParse(value).success)
-        throw invalidRequest(
-          `Enter an email address for a${input.channel === "email" ? "n email" : "n a2a"} handle.`,
-          at("value"),
-        );
-      return { value: value.toLowerCase(), metadata };
-    case "sms":
     case "phone": {
       const digits = value.replace(/[\s().-]/g, "");
       if (!E164.test(digits))
         throw invalidRequest("Enter the number in international form, e.g. +4930123456.", at("value"));
       return { value: digits, metadata };
     }
-    case "telegram":
-      if (!TELEGRAM.test(value))
-        throw invalidRequest("Enter a Telegram @username (5 to 32 characters) or a numeric chat id.", at("value"));
-      return { value: value.startsWith("@") ? value.toLowerCase() : value, metadata };
-    case "slack":
-      if (!SLACK.test(value)) throw invalidRequest("Enter a Slack member or channel id, e.g. U024BE7LH.", at("value"));
-      return { value, metadata };
     case "postal": {
       const parsed = postalMetadataSchema.safeParse(metadata);
       if (!parsed.success) {
@@ -103,4 +91,5 @@ export function normalizeHandle(
       return { value, metadata: { ...metadata, ...parsed.data, country } };
     }
   }
+  throw new Error(`handle kind ${input.channel} has no check`);
 }

@@ -1,4 +1,5 @@
 import { and, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import { MESSAGE_HANDLE_KINDS } from "@/lib/channels/definitions";
 import type { DbOrTx } from "@/db";
 import { contactHandles, contacts } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
@@ -42,7 +43,7 @@ export async function listContacts(
   return { object: "list" as const, data: items.map((r) => toContact(r)), pagination };
 }
 
-/** Messages from or to any of the contact's email and a2a handles. */
+/** Messages from or to any of the contact's handles that are message addresses (`MESSAGE_HANDLE_KINDS`). */
 export async function listContactMessages(
   db: DbOrTx,
   principal: Principal,
@@ -54,7 +55,7 @@ export async function listContactMessages(
     await db
       .select({ value: contactHandles.value })
       .from(contactHandles)
-      .where(and(eq(contactHandles.contactId, contact.id), inArray(contactHandles.channel, ["email", "a2a"])))
+      .where(and(eq(contactHandles.contactId, contact.id), inArray(contactHandles.channel, MESSAGE_HANDLE_KINDS)))
   ).map((h) => h.value);
   if (addresses.length === 0) return { messages: [], pagination: { nextCursor: null, hasMore: false } };
   return listMessages(db, principal, { ...query, addresses });

@@ -44,6 +44,12 @@ export interface ContractSpec {
    * is ignored except in the OpenAPI document.
    */
   binary?: boolean;
+  /**
+   * Media types the handler may also answer with instead of JSON, as a `RawReply` (a provider's
+   * webhook that must be answered in its own format: Twilio's voice webhook takes TwiML,
+   * `text/xml`). The JSON `response` stays the usual answer; the OpenAPI document lists both.
+   */
+  rawReplies?: readonly string[];
   /** Honour Idempotency-Key. Defaults to true for every method but GET. */
   idempotent?: boolean;
   /** A body field that serves as the idempotency key when the header is absent (`idempotencyKey`). */
@@ -88,4 +94,20 @@ export class BinaryBody {
     readonly contentType: string,
     readonly filename: string | null = null,
   ) {}
+}
+
+/**
+ * What a handler returns to answer in one of its contract's `rawReplies` media types instead of
+ * JSON: the text is sent as it is, with `contentType`.
+ */
+export class RawReply {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+  ) {}
+
+  /** The media type without parameters, lower case (`text/xml`). */
+  get mediaType(): string {
+    return (this.contentType.split(";")[0] ?? "").trim().toLowerCase();
+  }
 }

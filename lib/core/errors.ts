@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   missing_api_key: { status: 401, type: "authentication_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
   session_required: { status: 401, type: "authentication_error" },
+  /** A provider callback whose signature or secret header is missing or wrong. */
+  invalid_signature: { status: 401, type: "authentication_error" },
   scope_missing: { status: 403, type: "permission_error" },
   not_permitted: { status: 403, type: "permission_error" },
   resource_not_found: { status: 404, type: "not_found_error" },
@@ -25,6 +27,8 @@ export const ERROR_CODES = {
   spend_cap_reached: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "api_error" },
   not_implemented: { status: 501, type: "api_error" },
+  /** A channel provider's API (Telegram, Slack) could not be reached or answered with a server error. */
+  provider_unavailable: { status: 502, type: "api_error" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

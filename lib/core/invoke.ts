@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "@/db/ids";
 import { type Db, getDb } from "@/db";
 import type { Principal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { type Actor, auditActorOf, principalOf, sessionCallerOf } from "./actor";
 import { withAuditScope, recordAudit } from "./audit";
 import { noteOrgChange } from "./changes";
-import { BinaryBody } from "./contract";
+import { BinaryBody, RawReply } from "./contract";
 import { ApiError, apiErrorFromBody, invalidRequest, notFound } from "./errors";
 import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_KEY_MAX, requestFingerprint } from "./idempotency";
 import { formatPath, parseOrThrow } from "./issues";
@@ -14,8 +14,9 @@ import type { AnyOperation, HandlerContext, OperationOutput } from "./operation"
 
 /**
  * `invoke(operation, actor, input)`: the one transport-free path every surface takes into an
- * operation. In order: access (the actor's kind, then its scopes), NUL bytes anywhere in the input
- * (400 naming the field), path parameters (a malformed id is 404), query and body with the
+ * operation. In order: access (the actor's kind, then its scopes), text that is not well-formed
+ * anywhere in the input (a NUL byte, a lone surrogate; 400 naming the field), nesting deeper than
+ * MAX_INPUT_DEPTH (400), path parameters (a malformed id is 404), query and body with the
  * contract's strict schemas (400 naming the field), the Idempotency-Key claim or replay, the
  * handler inside an audit scope, the response schema, the audit check, the stored outcome.
  * `ApiError`s pass through for the adapter to render; anything else is a bug (a 500 to log).
@@ -34,6 +35,8 @@ export interface InvokeOptions {
   /** The Idempotency-Key the adapter received (a header); the contract's body field is the fallback. */
   idempotencyKey?: string | null;
   signal?: AbortSignal;
+  /** HTTP only: the request's headers, origin and raw body (provider callbacks verify their signatures with them). */
+  request?: { headers: Headers; origin: string; url: string; body: string } | null;
   /** The database handle (defaults to the process's). */
   db?: Db;
 }
@@ -45,16 +48,9 @@ export interface InvokeResult<T = unknown> {
   replayed: boolean;
 }
 
-/** Request ids take 12 random bytes each from a pool filled 6 KiB at a time (one system call per 512 ids). */
-let idPool = Buffer.alloc(0);
-let idOffset = 0;
+/** A request id: 12 random bytes from the pool ids draw from (`pooledRandomBytes`), base64url. */
 export function newRequestId(): string {
-  if (idOffset + 12 > idPool.length) {
-    idPool = randomBytes(12 * 512);
-    idOffset = 0;
-  }
-  idOffset += 12;
-  return `req_${idPool.toString("base64url", idOffset - 12, idOffset)}`;
+  return `req_${pooledRandomBytes(12).toString("base64url")}`;
 }
 
 /** Whether `actor` may call `op` at all (its kind and scopes); throws the 401/403 it deserves. */
@@ -83,39 +79,67 @@ export function authorize(op: AnyOperation, actor: Actor): void {
 /** How deep a request's JSON may nest: deeper input is a 400, before anything walks it recursively. */
 export const MAX_INPUT_DEPTH = 32;
 
+/** Why a string is refused as text: a NUL byte, or not well-formed Unicode (a lone UTF-16 surrogate). */
+export type TextFault = "nul" | "surrogate";
+
+export function textFault(s: string): TextFault | null {
+  if (s.includes("\u0000")) return "nul";
+  return s.isWellFormed() ? null : "surrogate";
+}
+
 /**
- * The first string (or object key) holding a NUL byte, as a `param` path; null when there is none.
- * Iterative, so hostile nesting cannot overflow the stack; past MAX_INPUT_DEPTH it answers the path
- * where the nesting went too deep, with `tooDeep`.
+ * The first string (or object key) that is not acceptable text (`textFault`), as a `param` path
+ * and the fault; null when there is none. Iterative, so hostile nesting cannot overflow the stack;
+ * past MAX_INPUT_DEPTH it answers the path where the nesting went too deep, with `tooDeep`.
  */
-export function findNul(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; tooDeep: boolean } | null {
+export function findBadText(
+  value: unknown,
+  path: PropertyKey[] = [],
+): { path: PropertyKey[]; tooDeep: boolean; fault: TextFault | null } | null {
   const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path }];
   while (stack.length) {
     const { value: v, path: p } = stack.pop() as { value: unknown; path: PropertyKey[] };
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return { path: p, tooDeep: false };
+      const fault = textFault(v);
+      if (fault) return { path: p, tooDeep: false, fault };
       continue;
     }
     if (v === null || typeof v !== "object") continue;
-    if (p.length - path.length >= MAX_INPUT_DEPTH) return { path: p, tooDeep: true };
+    if (p.length - path.length >= MAX_INPUT_DEPTH) return { path: p, tooDeep: true, fault: null };
     const entries: [PropertyKey, unknown][] = Array.isArray(v) ? v.map((item, i) => [i, item]) : Object.entries(v);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [k, child] = entries[i] as [PropertyKey, unknown];
-      if (typeof k === "string" && k.includes("\u0000")) return { path: [...p, k], tooDeep: false };
+      const fault = typeof k === "string" ? textFault(k) : null;
+      if (fault) return { path: [...p, k], tooDeep: false, fault };
       stack.push({ value: child, path: [...p, k] });
     }
   }
   return null;
 }
 
-function refuseNul(input: InvokeInput): void {
+/**
+ * Refuses input that is not text the services can take: a NUL byte or a lone surrogate in any
+ * path parameter, query value or body string (or key), or nesting deeper than MAX_INPUT_DEPTH —
+ * 400 `invalid_request` naming the field, before any service sees it (a lone surrogate used to
+ * reach `encodeURIComponent` and answer 500).
+ */
+export function refuseBadText(input: InvokeInput): void {
   for (const part of [input.params, input.query, input.body]) {
-    const found = findNul(part);
+    const found = findBadText(part);
     if (!found) continue;
-    const param = formatPath(found.path) ?? "body";
-    throw found.tooDeep
-      ? invalidRequest(`"${param}" is nested more than ${MAX_INPUT_DEPTH} levels deep, which no field accepts.`, param)
-      : invalidRequest(`"${param}" contains a NUL character (\\u0000), which no field accepts.`, param);
+    // A key holding a lone surrogate is named with U+FFFD in its place, so the envelope stays valid text.
+    const param = (formatPath(found.path) ?? "body").toWellFormed();
+    if (found.tooDeep)
+      throw invalidRequest(
+        `"${param}" is nested more than ${MAX_INPUT_DEPTH} levels deep, which no field accepts.`,
+        param,
+      );
+    throw found.fault === "nul"
+      ? invalidRequest(`"${param}" contains a NUL character (\\u0000), which no field accepts.`, param)
+      : invalidRequest(
+          `"${param}" is not well-formed Unicode text (it holds a lone UTF-16 surrogate), which no field accepts.`,
+          param,
+        );
   }
 }
 
@@ -168,7 +192,14 @@ function checkAudit(op: AnyOperation, recorded: number, unchanged: string | null
 
 /** The response as an Idempotency-Key record keeps it: the contract's secret fields left out. */
 function withoutSecrets(fields: readonly string[] | undefined, data: unknown): unknown {
-  if (!fields?.length || data === null || typeof data !== "object" || data instanceof BinaryBody) return data;
+  if (
+    !fields?.length ||
+    data === null ||
+    typeof data !== "object" ||
+    data instanceof BinaryBody ||
+    data instanceof RawReply
+  )
+    return data;
   return Object.fromEntries(Object.entries(data).filter(([k]) => !fields.includes(k)));
 }
 
@@ -203,7 +234,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(
   const requestId = options.requestId ?? newRequestId();
   const contract = op.contract;
   authorize(op, actor);
-  refuseNul(input);
+  refuseBadText(input);
   const { params, query, body } = parseInput(op, input);
 
   const who = auditActorOf(actor);
@@ -230,6 +261,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(
       requestId,
       ip,
       signal: options.signal,
+      request: options.request ?? null,
       idempotencyKey: key,
       audit: (tx, entry) => {
         const orgId = entry.orgId ?? principal?.orgId;
@@ -240,6 +272,7 @@ export async function invoke<O extends AnyOperation, T = OperationOutput<O>>(
     const { result, recorded, unchanged } = await withAuditScope(() => op.handler(ctx));
     let data: unknown;
     if (contract.binary && result instanceof BinaryBody) data = result;
+    else if (result instanceof RawReply && contract.rawReplies?.includes(result.mediaType)) data = result;
     else {
       const out = contract.response.safeParse(result);
       if (!out.success) {

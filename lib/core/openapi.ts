@@ -169,7 +169,11 @@ export function buildOpenApiDocument(contracts: readonly Contract[], serverUrl?:
           description: c.summary,
           content: c.binary
             ? { "application/octet-stream": { schema: { type: "string", format: "binary" } } }
-            : { "application/json": { schema: schemaOf(c.response, "output") } },
+            : {
+                "application/json": { schema: schemaOf(c.response, "output") },
+                // A provider's own format the operation may answer in instead (TwiML): text as it is.
+                ...Object.fromEntries((c.rawReplies ?? []).map((t) => [t, { schema: { type: "string" } }])),
+              },
         },
         ...errorResponses(c),
       },

@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from "@/db";
 import type { Principal } from "@/lib/auth/principal";
 import type { Actor, SessionCaller } from "./actor";
 import type { AuditEntry } from "./audit";
-import type { BinaryBody, Contract, ContractSpec } from "./contract";
+import type { BinaryBody, Contract, ContractSpec, RawReply } from "./contract";
 
 /**
  * An operation: a contract bound to the handler that serves it (usually one service call), plus
@@ -30,13 +30,17 @@ export interface HandlerContext<C extends ContractSpec> {
   requestId: string;
   ip: string | null;
   signal: AbortSignal | undefined;
+  /** HTTP only (null elsewhere): the request's headers, origin and raw body (provider callbacks verify signatures over them). */
+  request: { headers: Headers; origin: string; url: string; body: string } | null;
   /** The request's Idempotency-Key (header, else the contract's body field), when it has one. */
   idempotencyKey: string | null;
   /** Writes an audit row with the actor filled in, in the caller's transaction. */
   audit: (tx: DbOrTx, entry: Omit<AuditEntry, "orgId"> & { orgId?: string }) => Promise<void>;
 }
 
-export type HandlerResult<C extends ContractSpec> = C["binary"] extends true ? BinaryBody : z.input<C["response"]>;
+export type HandlerResult<C extends ContractSpec> = C["binary"] extends true
+  ? BinaryBody
+  : z.input<C["response"]> | (C["rawReplies"] extends readonly string[] ? RawReply : never);
 
 export type Handler<C extends ContractSpec> = (ctx: HandlerContext<C>) => Promise<HandlerResult<C>>;
 

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   "message.bounced",
   "message.complained",
   "message.delayed",
+  "button_tap",
   "budget.tripped",
   "compliance.erasure.completed",
   "subprocessor.changed",
@@ -31,17 +32,23 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const EMITTED_EVENT_TYPES = [
   "message.received",
+  "message.quarantined",
   "message.sent",
   "message.delivered",
   "message.delayed",
   "message.bounced",
   "message.complained",
+  "button_tap",
   "domain.verified",
   "object.scanned",
   "share_link.opened",
   "budget.tripped",
   "subprocessor.changed",
   "compliance.erasure.completed",
+  "call.status_changed",
+  "verification.resolved",
+  "verification.expired",
+  "letter.status_changed",
 ] as const satisfies readonly EventType[];
 export type EmittedEventType = (typeof EMITTED_EVENT_TYPES)[number];
 

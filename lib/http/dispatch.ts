@@ -1,9 +1,12 @@
 import { env } from "@/lib/env";
 import type { Method } from "@/lib/core/contract";
 import { ApiError, invalidRequest } from "@/lib/core/errors";
+import type { Actor } from "@/lib/core/actor";
+import { BinaryBody, RawReply } from "@/lib/core/contract";
 import { authorize, invoke, newRequestId } from "@/lib/core/invoke";
 import type { AnyOperation } from "@/lib/core/operation";
 import { errorFields, log } from "@/lib/log";
+import { recordRequest } from "@/lib/request-logs/recorder";
 import { actorFor } from "./auth";
 import { readClientIp } from "./client-ip";
 import { pathSegments } from "./path";
@@ -67,7 +70,29 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function serve(routes: RouteTable, request: Request, requestId: string): Promise<Response> {
+/**
+ * JSON, or an HTML form (`application/x-www-form-urlencoded`: provider callbacks such as Twilio's)
+ * as an object of its fields (a repeated field becomes a list).
+ */
+function parseBody(raw: string, contentType: string | null): unknown {
+  if (!contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return parseJson(raw);
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/** What the request log needs from `serve`: filled in as the request proceeds. */
+interface Trace {
+  actor: Actor | null;
+  ip: string | null;
+  requestBody: unknown;
+  responseBody: unknown;
+}
+
+async function serve(routes: RouteTable, request: Request, requestId: string, trace: Trace): Promise<Response> {
   const url = new URL(request.url);
   const method = request.method.toUpperCase() as Method;
   const found = routes.match(pathSegments(url.pathname));
@@ -81,17 +106,28 @@ async function serve(routes: RouteTable, request: Request, requestId: string): P
   }
   refuseKeyInQuery(url);
   const ip = readClientIp(request.headers);
+  trace.ip = ip;
   const { actor, headers } = await actorFor(op, request, url, ip, requestId);
+  trace.actor = actor;
   authorize(op, actor);
   const hasBody = method !== "GET" && method !== "DELETE";
-  const body = hasBody ? parseJson(await readBody(request, op.contract.maxBodyBytes ?? env.MAX_BODY_BYTES)) : undefined;
+  const rawBody = hasBody ? await readBody(request, op.contract.maxBodyBytes ?? env.MAX_BODY_BYTES) : "";
+  const body = hasBody ? parseBody(rawBody, request.headers.get("content-type")) : undefined;
+  trace.requestBody = body;
   try {
     const result = await invoke(
       op,
       actor,
       { params: found.params, query: queryObject(url), body },
-      { requestId, ip, idempotencyKey: request.headers.get("idempotency-key"), signal: request.signal },
+      {
+        requestId,
+        ip,
+        idempotencyKey: request.headers.get("idempotency-key"),
+        signal: request.signal,
+        request: { headers: request.headers, origin: url.origin, url: url.href, body: rawBody },
+      },
     );
+    trace.responseBody = result.data instanceof BinaryBody || result.data instanceof RawReply ? null : result.data;
     return respond(result.status, result.data, {
       ...headers,
       ...(result.replayed ? { "Idempotent-Replayed": "true" } : {}),
@@ -110,24 +146,45 @@ export function createDispatcher(operations: readonly AnyOperation[]): Dispatch 
   return async (request) => {
     routes ??= compileRoutes(operations);
     const requestId = newRequestId();
+    const startedAt = performance.now();
+    const trace: Trace = { actor: null, ip: null, requestBody: undefined, responseBody: undefined };
     let response: Response;
+    let errorCode: string | null = null;
     try {
-      response = await serve(routes, request, requestId);
+      response = await serve(routes, request, requestId, trace);
     } catch (err) {
-      if (err instanceof ApiError) response = errorResponse(err);
-      else {
+      if (err instanceof ApiError) {
+        response = errorResponse(err);
+        errorCode = err.code;
+        trace.responseBody = err.toBody();
+      } else {
         log.error("unhandled error", {
           requestId,
           method: request.method,
           path: URL.canParse(request.url) ? new URL(request.url).pathname : null,
           ...errorFields(err),
         });
-        response = errorResponse(
-          new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`),
-        );
+        const internal = new ApiError("internal_error", `An unexpected error occurred. Reference: ${requestId}.`);
+        response = errorResponse(internal);
+        errorCode = internal.code;
+        trace.responseBody = internal.toBody();
       }
     }
     response.headers.set(REQUEST_ID_HEADER, requestId);
+    if (trace.actor)
+      recordRequest({
+        source: "api",
+        actor: trace.actor,
+        method: request.method.toUpperCase(),
+        url: new URL(request.url),
+        status: response.status,
+        errorCode,
+        startedAt,
+        requestId,
+        ip: trace.ip,
+        requestBody: trace.requestBody,
+        responseBody: trace.responseBody,
+      });
     return response;
   };
 }

@@ -30,6 +30,8 @@ const REASONS: Record<string, string> = {
   password_required: "This link needs its password.",
   wrong_password: "That password is not right.",
   not_available: "This file is not available.",
+  locked_out: "Too many wrong passwords. Try again later.",
+  busy: "Too many attempts at once. Try again in a moment.",
 };
 
 const page = (title: string, body: string, status = 200) => publicPage(title, "shared files", body, status);
@@ -95,9 +97,11 @@ export async function serveShareDownload(request: Request, token: string): Promi
     const view = await viewShare(db, token, visitor(request), { log: false });
     if (view) return renderShare(token, view, REASONS[result.reason] ?? null, result.status);
   }
-  return page(
+  const response = page(
     "Download unavailable",
     `<h1>${esc(REASONS[result.reason] ?? "This download is not available.")}</h1>`,
     result.status,
   );
+  if (result.status === 429) response.headers.set("Retry-After", String(result.retryAfterSeconds));
+  return response;
 }

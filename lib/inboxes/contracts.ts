@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
 import { defineContract } from "@/lib/core/contract";
 import { INBOX_MODES } from "@/db/schema/messaging";
 import { isoDate, uuidParam } from "@/lib/core/schemas";
@@ -12,7 +13,7 @@ export const inboxSchema = z.object({
   mode: z.enum(INBOX_MODES),
   agent: z.string().nullable(),
   status: z.enum(["active", "paused", "deleted"]),
-  channel: z.literal("email"),
+  channel: z.literal(INBOX_ADDRESS_CHANNEL),
   createdAt: isoDate,
   updatedAt: isoDate,
 });

@@ -4,6 +4,8 @@ import { domains, inboxes } from "@/db/schema";
 import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
 import { noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
+import { INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
+import { addConnection } from "./connections";
 
 export type InboxRow = typeof inboxes.$inferSelect;
 export type InboxMode = InboxRow["mode"];
@@ -17,7 +19,7 @@ export interface Inbox {
   mode: InboxMode;
   agent: string | null;
   status: InboxRow["status"];
-  channel: "email";
+  channel: typeof INBOX_ADDRESS_CHANNEL;
   createdAt: string;
   updatedAt: string;
 }
@@ -32,7 +34,7 @@ export function toInbox(row: InboxRow): Inbox {
     mode: row.mode,
     agent: row.agent,
     status: row.status,
-    channel: "email",
+    channel: INBOX_ADDRESS_CHANNEL,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -109,6 +111,8 @@ export async function createInbox(
       .onConflictDoNothing()
       .returning();
     if (!row) throw new ApiError("conflict", `The address ${address} is taken.`, "address");
+    // The inbox's own address is its first connection (inbound on it lands here).
+    await addConnection(tx, row, INBOX_ADDRESS_CHANNEL, address);
     await recordAudit(tx, principal, {
       orgId: principal.orgId,
       action: "inbox.created",

@@ -5,7 +5,7 @@ import type { MagicLinkEmailProps } from "@/emails/magic-link";
 import { sharedDomainKey } from "@/lib/domains/dkim";
 import { env, projectRoot } from "@/lib/env";
 import { log } from "@/lib/log";
-import { buildMime, newMessageId, signDkim } from "@/lib/messages/mime";
+import { buildMime, newMessageId, signDkim } from "@/lib/channels/email/mime";
 import { mailTransport } from "@/lib/providers/mail";
 import { renderEmailFile } from "@/lib/templates/render";
 

@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
@@ -15,14 +16,15 @@ import { keyCaller } from "@/lib/http/auth";
 import { readClientIp } from "@/lib/http/client-ip";
 import { errorResponse, REQUEST_ID_HEADER } from "@/lib/http/respond";
 import { errorFields, log } from "@/lib/log";
+import { recordRequest } from "@/lib/request-logs/recorder";
 import { findTool, mayCall, mcpTools, toolInput } from "./catalog";
 
 /**
  * The hosted MCP tool server: `POST /mcp`, streamable HTTP, stateless (a server and a transport
  * per request, JSON responses, no session id). In order: method (POST only, 405), the Origin
  * check (DNS rebinding: a browser page of another site is refused, 403), the bearer API key
- * through the HTTP adapter's own `keyCaller` (401/403/429, the same rate limit), then the SDK's
- * transport. Tools are the catalogue's (`./catalog.ts`); `tools/list` shows only those the key
+ * through the HTTP adapter's own `keyCaller` (401/403/429, the same rate limit), the body (one
+ * JSON-RPC message: a batch is refused, see `readMessage`), then the SDK's transport. Tools are the catalogue's (`./catalog.ts`); `tools/list` shows only those the key
  * may call and `tools/call` refuses the rest, both with the operation core's `authorize`; a call
  * is `invoke(operation, mcpActor, input)` like any surface.
  */
@@ -114,11 +116,15 @@ function buildServer(actor: Actor, ip: string | null): Server {
 
 export async function handleMcp(request: Request): Promise<Response> {
   const requestId = newRequestId();
+  const startedAt = performance.now();
+  const trace: McpTrace = { actor: null, ip: null, message: undefined };
   let response: Response;
+  let errorCode: string | null = null;
   try {
-    response = await serve(request, requestId);
+    response = await serve(request, requestId, trace);
   } catch (err) {
     if (err instanceof ApiError) {
+      errorCode = err.code;
       if (err.status === 401) err.withHeaders({ "WWW-Authenticate": 'Bearer realm="svc", error="invalid_token"' });
       response = errorResponse(err);
     } else {
@@ -129,10 +135,65 @@ export async function handleMcp(request: Request): Promise<Response> {
     }
   }
   response.headers.set(REQUEST_ID_HEADER, requestId);
+  if (trace.actor)
+    recordRequest({
+      source: "mcp",
+      actor: trace.actor,
+      method: request.method.toUpperCase(),
+      url: new URL(request.url),
+      status: response.status,
+      errorCode,
+      startedAt,
+      requestId,
+      ip: trace.ip,
+      requestBody: trace.message,
+      // The JSON-RPC answer is not copied (it streams to the client); the request names the tool and its arguments.
+      responseBody: undefined,
+    });
   return response;
 }
 
-async function serve(request: Request, requestId: string): Promise<Response> {
+/** What the request log needs from `serve`. */
+interface McpTrace {
+  actor: Actor | null;
+  ip: string | null;
+  message: unknown;
+}
+
+/** A JSON-RPC error response with no id, as the SDK's transport words its own refusals. */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+/**
+ * The request's one JSON-RPC message, or the refusal to answer instead. A JSON-RPC batch (an
+ * array) is refused with 400 and JSON-RPC error -32600: protocol revision 2025-06-18 removed
+ * batching, and a batch would let one request carry up to 100 tool calls past the key's rate
+ * limit, which counts requests. The SDK's transport would accept one, so the body is read here
+ * and handed to it parsed. An unreadable or oversized body gets the transport's own answers.
+ */
+async function readMessage(request: Request): Promise<{ message: unknown } | Response> {
+  const body = await readRequestBody(request, env.MAX_BODY_BYTES);
+  if (body.tooLarge) return jsonRpcError(413, -32000, requestBodyTooLargeMessage(env.MAX_BODY_BYTES));
+  let message: unknown;
+  try {
+    message = JSON.parse(body.text) as unknown;
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (Array.isArray(message))
+    return jsonRpcError(
+      400,
+      -32600,
+      "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send one message per request.",
+    );
+  return { message };
+}
+
+async function serve(request: Request, requestId: string, trace: McpTrace): Promise<Response> {
   if (request.method !== "POST") {
     // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
     throw new ApiError(
@@ -148,6 +209,14 @@ async function serve(request: Request, requestId: string): Promise<Response> {
     principal,
     client,
   }));
+  trace.actor = actor;
+  trace.ip = ip;
+  const read = await readMessage(request);
+  if (read instanceof Response) {
+    for (const [k, v] of Object.entries(headers)) read.headers.set(k, v);
+    return read;
+  }
+  trace.message = read.message;
   const server = buildServer(actor, ip);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -156,7 +225,7 @@ async function serve(request: Request, requestId: string): Promise<Response> {
   });
   await server.connect(transport);
   try {
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(request, { parsedBody: read.message });
     for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
     return response;
   } finally {

@@ -2,15 +2,11 @@ import { z } from "zod";
 import { defineContract } from "@/lib/core/contract";
 import { paginationQuery } from "@/lib/core/pagination";
 import { dateTimeInput, isoDate, paginationSchema, uuidParam } from "@/lib/core/schemas";
-import { channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
+import { CHANNEL_OPTION_FIELDS, channelIdSchema, channelMetadataSchema } from "@/lib/channels/definitions";
+import { recipientsSchema as recipients } from "@/lib/channels/fields";
 import { mediaTypeSchema } from "@/lib/core/media-type";
-import { customHeadersSchema, messageIdSchema } from "./headers";
 import { DELIVERY_STATUS_DESCRIPTION, DELIVERY_STATUSES } from "./delivery-status";
 import { templateSourceSchema } from "@/lib/templates/contracts";
-
-const recipient = z.string().trim().min(1).max(320);
-/** One address or a list; an entry may be a contact reference (`@alias`, `contact:<id>`, `@me`). */
-const recipients = z.union([recipient, z.array(recipient).min(1).max(50)]);
 
 /** ReactRenderInput: react-email source rendered in the sandbox (lib/templates/render). */
 export const reactRenderInput = z.strictObject({
@@ -64,8 +60,8 @@ export const sendAttachmentSchema = z.strictObject({
 export const sendMessageBody = z.strictObject({
   inboxId: z.uuid(),
   to: recipients,
-  cc: recipients.optional(),
-  bcc: recipients.optional(),
+  // The channels' own options (email and a2a: cc, bcc, replyTo, inReplyTo, references, headers).
+  ...CHANNEL_OPTION_FIELDS,
   subject: z.string().max(998).optional(),
   text: z.string().max(5_000_000).optional(),
   html: z.string().max(5_000_000).optional(),
@@ -75,11 +71,7 @@ export const sendMessageBody = z.strictObject({
   attachments: z.array(sendAttachmentSchema).max(10).optional(),
   sendAt: dateTimeInput().nullable().optional(),
   channel: channelIdSchema.optional(),
-  replyTo: z.email().optional(),
-  inReplyTo: messageIdSchema.optional(),
-  references: z.array(messageIdSchema).max(32).optional(),
   replyToMessageId: z.uuid().optional(),
-  headers: customHeadersSchema.optional(),
   tags: z.record(z.string().min(1).max(256), z.string().max(256)).optional(),
   ignoreComplaints: z.boolean().optional(),
   contactId: z
@@ -91,7 +83,6 @@ export const sendMessageBody = z.strictObject({
     .describe(
       "A contact (bare id, `contact:<id>`, `@alias` or `@me`): its primary handle for the inbox's channel is added to `to`.",
     ),
-  buttons: z.unknown().optional(),
   dryRun: z.boolean().optional(),
 });
 export type SendMessageInput = z.infer<typeof sendMessageBody>;
@@ -172,6 +163,7 @@ export const messageSchema = z.object({
   hasHtml: z.boolean(),
   hasAttachments: z.boolean(),
   receivedAt: isoDate,
+  sentAt: isoDate.nullable().describe("Outbound: when the message was handed to its transport (null until then)."),
   createdAt: isoDate,
   textBody: z.string().nullable().optional(),
   htmlBody: z.string().nullable().optional(),
@@ -188,6 +180,20 @@ export const messageSchema = z.object({
     .describe(
       "The contact this message is linked to. Inbound: the contact owning the sender's handle when it arrived. Outbound: the contact named by `contactId` in the send, or the audience member's contact in a broadcast.",
     ),
+  structured: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("Inbound to a schema inbox: the fields extracted by the inbox's schema (types coerced)."),
+  extractionStatus: z
+    .enum(["skipped", "pending", "validated", "quarantined", "passthrough", "error"])
+    .nullable()
+    .describe(
+      "`pending` (stored; the LLM extraction, or the match for a verification wait, runs after the commit: no `message.received` or `message.quarantined` until it settles); `validated`; `quarantined` (held out of `message.received`, `message.quarantined` emitted); `passthrough` (delivered with `extractionErrors`); `error` (extraction failed); null without a schema.",
+    ),
+  extractionErrors: z
+    .array(z.object({ field: z.string(), message: z.string() }))
+    .nullable()
+    .describe("The validation errors of a quarantined or passthrough message."),
 });
 
 const tagM = "Messages";
@@ -225,7 +231,7 @@ export const listMessages = defineContract({
   tag: tagM,
   summary: "List messages",
   description:
-    "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.",
+    "Inbound and outbound messages, newest first. Filters: `inboxId`, `threadId`, `direction`, `channel`, `deliveryStatus` (e.g. `bounced`), `extractionStatus` (e.g. `quarantined`), and `q`, a case-insensitive substring of the subject, the sender or a recipient.",
   query: z.strictObject({
     ...paginationQuery(),
     inboxId: z.uuid().optional(),
@@ -233,6 +239,10 @@ export const listMessages = defineContract({
     direction: z.enum(["inbound", "outbound"]).optional(),
     channel: channelIdSchema.optional(),
     deliveryStatus: z.enum(DELIVERY_STATUSES).optional(),
+    extractionStatus: z
+      .enum(["pending", "validated", "quarantined", "passthrough", "error"])
+      .optional()
+      .describe("Schema inboxes: e.g. `quarantined`, the messages held for release or discard."),
     q: searchQuery.optional(),
   }),
   response: z.object({ messages: z.array(messageSchema), pagination: paginationSchema }),

@@ -1,17 +1,18 @@
 /**
  * The one delivery status of a message, derived from what the service knows about it: the
- * message's own lifecycle (`status`) and the provider outcomes folded into its `channel_metadata`
- * by `applyOutcomes` (`complainedAt`, `bouncedAt`, `lastEventType`).
+ * message's own lifecycle (`status`) and its neutral delivery outcome (`outcome`, which the send and
+ * `applyOutcomes` write from the channel's outcomes: lib/channels/outcomes.ts). No channel's
+ * metadata is read here.
  *
  * It is a stored generated column (`messages.delivery_status`, from `DELIVERY_STATUS_SQL`), so it
  * can never disagree with the row it is computed from, needs no code on the send path, and is
  * indexed for the list filter (`messages_org_delivery_status_idx`). Client-safe: plain constants.
  *
- * Outbound, most final first: `complained` > `bounced` (any bounce: SES reports one only when it
- * gave up) > `delayed` (the latest outcome is a delay) > `delivered` (a Delivery outcome; a2a, and
- * email whose every recipient is an inbox of this service — nothing went to a provider — are
- * delivered at once) > `sent` (accepted, no outcome yet). Before that: `queued`, `scheduled`,
- * `failed`, `canceled` are the lifecycle itself. Inbound messages are `received`.
+ * Outbound, most final first (the outcome's fold): `complained` > `bounced` > `failed` > `delayed`
+ * or `delivered` (the latest of them; a message that left nothing for a provider — every recipient
+ * an inbox of this service — is delivered at once) > `sent` (accepted, no outcome yet). Before
+ * that: `queued`, `scheduled`, `failed`, `canceled` are the lifecycle itself. Inbound messages are
+ * `received`.
  */
 export const DELIVERY_STATUSES = [
   "queued",
@@ -32,21 +33,12 @@ export const OUTBOUND_DELIVERY_STATUSES = DELIVERY_STATUSES.filter(
   (s): s is Exclude<DeliveryStatus, "received"> => s !== "received",
 );
 
-/**
- * The generated column's expression (snake_case columns of `messages`; immutable, as PostgreSQL
- * requires). `status = 'sent'` with no `provider_message_id` means nothing was handed to a provider:
- * every recipient was an inbox of this service.
- */
+/** The generated column's expression (snake_case columns of `messages`; immutable, as PostgreSQL requires). */
 export const DELIVERY_STATUS_SQL = `case
   when direction = 'inbound' then 'received'
   when status <> 'sent' then status
-  when channel_metadata ->> 'complainedAt' is not null then 'complained'
-  when channel_metadata ->> 'bouncedAt' is not null then 'bounced'
-  when channel_metadata ->> 'lastEventType' = 'DeliveryDelay' then 'delayed'
-  when channel_metadata ->> 'lastEventType' = 'Delivery' then 'delivered'
-  when channel <> 'email' then 'delivered'
-  when provider_message_id is null then 'delivered'
-  else 'sent' end`;
+  when outcome is null or outcome = 'accepted' then 'sent'
+  else outcome end`;
 
 /** What each status means, for the console's legends and the OpenAPI description. */
 export const DELIVERY_STATUS_LABELS: Record<DeliveryStatus, string> = {

@@ -1,14 +1,14 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db";
-import { messages } from "@/db/schema";
+import { messages, outbox } from "@/db/schema";
 import { log } from "@/lib/log";
 import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
-import { channelAdapter } from "@/lib/channels";
-import type { ProviderOutcome, SendResult } from "@/lib/providers/mail";
-import { applyOutcomesInTx, outcomeMetadata } from "./outcomes";
+import { type ChannelAdapter, channelAdapter } from "@/lib/channels";
+import { type DeliveryOutcome, type DeliveryReceipt, foldOutcome, RetryLater } from "@/lib/channels/port";
+import { applyOutcomesInTx } from "./outcomes";
 import type { MessageRow } from "./store";
 
-/** The payload of a `message.deliver` outbox entry; the signed MIME is the entry's `body`. */
+/** The payload of a `message.deliver` outbox entry; the channel's wire form (email: signed MIME) is the entry's `body`. */
 export interface DeliverPayload {
   messageId: string;
   messageIdHeader: string;
@@ -20,16 +20,11 @@ export interface DeliverPayload {
 
 export const DELIVER_KIND = "message.deliver";
 
-/** Bounces for inboxes of this service that do not receive (paused, deleted), as a provider would report them. */
-export const unavailableBounces = (unavailable: DeliverPayload["unavailable"]): ProviderOutcome[] =>
-  unavailable.map(({ address, status }) => ({
-    type: "Bounce" as const,
-    recipient: address,
-    occurredAt: new Date(),
-    bounceType: "Permanent" as const,
-    bounceSubType: "MailboxUnavailable",
-    diagnosticCode: `smtp; 550 5.2.1 mailbox ${status}`,
-  }));
+/** The outcomes, in the message's channel's terms, for inboxes of this service that do not receive (paused, deleted). */
+export const unavailableBounces = (
+  channel: Pick<ChannelAdapter, "unavailable">,
+  unavailable: DeliverPayload["unavailable"],
+): DeliveryOutcome[] => unavailable.map(({ address, status }) => channel.unavailable(address, status));
 
 /**
  * The handoff of a committed message (`queued`, its outbox entry leased to the caller): the signed
@@ -56,13 +51,26 @@ export async function deliverQueuedMessage(
     });
     return message ?? null;
   }
-  let result: SendResult | null = null;
+  let result: DeliveryReceipt | null = null;
   let error: string | null = null;
   try {
     const deliver = channelAdapter(message.channel).deliver;
     if (!deliver) throw new Error(`the ${message.channel} channel delivers nothing after the commit`);
-    result = await deliver({ raw: entry.body, envelope: payload.envelope, messageId: payload.messageIdHeader });
+    result = await deliver({ body: entry.body, envelope: payload.envelope, messageKey: payload.messageIdHeader });
   } catch (err) {
+    if (err instanceof RetryLater) {
+      // The provider asked for a later call (Telegram's 429 `retry_after`): the message stays
+      // queued and the entry is due again then; no attempt is counted, nothing is dropped.
+      log.info("outbound transport asked to retry later", {
+        messageId: message.id,
+        retryAfterMs: err.retryAfterMs,
+      });
+      await db
+        .update(outbox)
+        .set({ leaseUntil: new Date(Date.now() + err.retryAfterMs), lastError: err.message })
+        .where(and(eq(outbox.id, entry.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
+      return message;
+    }
     log.warn("outbound transport failed", {
       messageId: message.id,
       inboxId: message.inboxId,
@@ -71,22 +79,22 @@ export async function deliverQueuedMessage(
     error = "transport_failed";
   }
   const status = error ? "failed" : "sent";
-  const outcomes = status === "sent" ? [...(result?.outcomes ?? []), ...unavailableBounces(payload.unavailable)] : [];
-  const metadata = {
-    ...(message.channelMetadata ?? {}),
-    provider: result?.provider ?? null,
-    providerMessageId: result?.providerMessageId ?? null,
-  };
+  const outcomes =
+    status === "sent"
+      ? [...(result?.outcomes ?? []), ...unavailableBounces(channelAdapter(message.channel), payload.unavailable)]
+      : [];
+  const channel = channelAdapter(message.channel);
   return db.transaction(async (tx) => {
     if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return null;
-    // One update: the status and the metadata of the transport's immediate outcomes.
+    // One update: the status, the outcome (accepted, then the transport's immediate outcomes) and the metadata.
     const [row] = await tx
       .update(messages)
       .set({
         status,
         error,
         providerMessageId: result?.providerMessageId ?? null,
-        channelMetadata: outcomeMetadata(metadata, outcomes),
+        outcome: status === "sent" ? foldOutcome("accepted", outcomes) : null,
+        channelMetadata: channel.outcomeMetadata(message.channelMetadata, { receipt: result, outcomes }),
         sentAt: new Date(),
       })
       .where(eq(messages.id, message.id))

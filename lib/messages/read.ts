@@ -46,6 +46,7 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
     hasHtml: row.htmlBody !== null,
     hasAttachments: (files?.length ?? 0) > 0,
     receivedAt: row.receivedAt.toISOString(),
+    sentAt: row.sentAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     channel: row.channel,
     channelMetadata: publicChannelMetadata(row.channel, row.channelMetadata),
@@ -54,6 +55,9 @@ export function toMessage(row: MessageRow, files: AttachmentRow[] | null, full: 
     references: row.references,
     scheduledAt: row.scheduledAt?.toISOString() ?? null,
     contactId: row.contactId,
+    structured: row.structured ?? null,
+    extractionStatus: row.extractionStatus ?? null,
+    extractionErrors: row.extractionErrors ?? null,
     ...(full ? { textBody: row.textBody, htmlBody: row.htmlBody, attachments: (files ?? []).map(toAttachment) } : {}),
   };
 }
@@ -78,6 +82,7 @@ export interface ListMessagesInput {
   direction?: "inbound" | "outbound";
   channel?: ChannelId;
   deliveryStatus?: DeliveryStatus;
+  extractionStatus?: "pending" | "validated" | "quarantined" | "passthrough" | "error";
   /** Messages from or to any of these (lowercase) addresses: a contact's history (lib/contacts). */
   addresses?: string[];
   q?: string;
@@ -103,6 +108,7 @@ export async function listMessages(db: DbOrTx, principal: Principal, input: List
   if (input.direction) where.push(eq(messages.direction, input.direction));
   if (input.channel) where.push(eq(messages.channel, input.channel));
   if (input.deliveryStatus) where.push(eq(messages.deliveryStatus, input.deliveryStatus));
+  if (input.extractionStatus) where.push(eq(messages.extractionStatus, input.extractionStatus));
   if (input.addresses?.length) {
     where.push(
       or(

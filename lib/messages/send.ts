@@ -6,7 +6,7 @@ import { recordAudit } from "@/lib/core/audit";
 import type { Principal } from "@/lib/auth/principal";
 import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import type { SendMessageInput } from "./contracts";
-import { newMessageId } from "./mime";
+import { senderOf } from "@/lib/channels";
 import { deliverSend } from "./stages/deliver";
 import { attachFiles } from "./stages/attach";
 import type { AttachedSend } from "./stages/draft";
@@ -73,7 +73,7 @@ async function schedule(
 ): Promise<SendResponse> {
   const { row, afterCommit } = await refuseOnTrip(db, () =>
     db.transaction(async (tx) => {
-      const messageIdHeader = newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
+      const messageIdHeader = a.channel.messageKey(senderOf(a.inbox));
       const stored = await storeMessage(
         tx,
         {

@@ -5,13 +5,19 @@ import { type AppendInput, appendEvent } from "@/lib/events/ledger";
 import { trackInboundAttachments } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
 import { contactByHandle } from "@/lib/contacts/addressing";
-import { HANDLE_CHANNELS, type HandleChannel } from "@/lib/contacts/handles";
+import { channelDefinition } from "@/lib/channels/definitions";
+import type { HandleChannel } from "@/lib/contacts/handles";
+import { lockAndCheckWaits, settleWaitsFor } from "@/lib/waits/service";
+import { llmConfig } from "@/lib/waits/llm";
+import { extractFor, schemaDefOf } from "@/lib/inbox-schemas/service";
+import { enqueueOutbox } from "@/lib/outbox/store";
+import { nudgeOutbox } from "@/lib/outbox/nudge";
 
-/** The handle channels an inbound sender's address is looked up on. */
-function linkChannels(channel: string): HandleChannel[] {
-  if (channel === "email" || channel === "a2a") return ["email", "a2a"];
-  return (HANDLE_CHANNELS as readonly string[]).includes(channel) ? [channel as HandleChannel] : [];
-}
+/** The outbox kind of a deferred extraction (its handler: lib/messages/extraction.ts). */
+export const EXTRACT_KIND = "message.extract";
+
+/** The handle kinds an inbound sender's address is looked up on: its channel's. */
+const linkChannels = (channel: string) => channelDefinition(channel).handleKinds as HandleChannel[];
 
 /**
  * Writing messages: threading, the message row, its attachments' bytes, the thread's counters and
@@ -86,7 +92,7 @@ export async function storeMessage(
   tx: DbOrTx,
   input: NewMessage,
   files: StoredAttachment[] = [],
-  opts: { thread?: boolean } = {},
+  opts: { thread?: boolean; silent?: boolean } = {},
 ): Promise<MessageRow> {
   const at = input.receivedAt instanceof Date ? input.receivedAt : new Date();
   const thread =
@@ -105,15 +111,42 @@ export async function storeMessage(
     Buffer.byteLength(input.textBody ?? "") +
     Buffer.byteLength(input.htmlBody ?? "") +
     files.reduce((n, f) => n + f.content.length, 0);
-  // An inbound sender who is one of the organization's contacts is linked on receipt. Email and
-  // a2a addresses are the same addresses (an inbox of this service receives both).
+  // An inbound sender who is one of the organization's contacts is linked on receipt, by the
+  // handle kinds of the message's channel.
   const contactId =
     input.contactId !== undefined || input.direction !== "inbound"
       ? input.contactId
       : await contactByHandle(tx, input.orgId, linkChannels(input.channel), input.fromAddress);
+  const live = input.direction === "inbound" && !opts.silent;
+  // With an LLM provider, what would read the message through it (a schema inbox's extraction, a
+  // verification wait's match) runs after the commit: the message is stored `pending`, without its
+  // event, with a `message.extract` outbox entry (lib/messages/extraction.ts).
+  const deferred =
+    live &&
+    llmConfig() !== null &&
+    ((await schemaDefOf(tx, input.inboxId)) !== null ||
+      (await lockAndCheckWaits(tx, input.inboxId, {
+        channel: input.channel,
+        channelMetadata: input.channelMetadata ?? null,
+        fromAddress: input.fromAddress,
+      })));
+  // Otherwise a schema inbox's inbound message is extracted (the default extractor, in the process)
+  // and validated before it is stored (lib/inbox-schemas).
+  const extraction =
+    live && !deferred
+      ? await extractFor(tx, input.inboxId, { text: input.textBody ?? null, html: input.htmlBody ?? null, files })
+      : null;
   const [row] = await tx
     .insert(messages)
-    .values({ ...input, contactId, threadId, sizeBytes, receivedAt: at })
+    .values({
+      ...input,
+      ...(extraction ?? {}),
+      ...(deferred ? { extractionStatus: "pending" as const } : {}),
+      contactId,
+      threadId,
+      sizeBytes,
+      receivedAt: at,
+    })
     .returning();
   if (!row) throw new Error("message insert returned nothing");
   for (const file of files) {
@@ -148,10 +181,37 @@ export async function storeMessage(
       })
       .where(eq(threads.id, thread.threadId));
   }
-  const type = row.direction === "inbound" ? "message.received" : row.status === "sent" ? "message.sent" : null;
-  if (type) await appendMessageEvent(tx, row, type, files.length);
+  if (deferred) {
+    const entry = await enqueueOutbox(tx, {
+      orgId: row.orgId,
+      kind: EXTRACT_KIND,
+      subjectId: row.id,
+      payload: { messageId: row.id },
+    });
+    // Performed by this process once the caller's transaction commits (else by the relay).
+    nudgeOutbox(entry.id);
+  }
+  const type =
+    opts.silent || deferred
+      ? null
+      : row.direction === "inbound"
+        ? row.extractionStatus === "quarantined"
+          ? "message.quarantined"
+          : "message.received"
+        : row.status === "sent"
+          ? "message.sent"
+          : null;
+  if (type) await appendMessageEvent(tx, row, type, files.length, extractionData(row));
+  // Verification waits of the inbox that this message satisfies resolve in the same transaction.
+  if (type === "message.received") await settleWaitsFor(tx, row);
   return row;
 }
+
+/** A schema inbox's extraction in a message's event data (nothing for other inboxes). */
+export const extractionData = (row: MessageRow): Record<string, unknown> =>
+  row.extractionStatus
+    ? { extractionStatus: row.extractionStatus, structured: row.structured, extractionErrors: row.extractionErrors }
+    : {};
 
 /** Puts a message stored without a thread (a scheduled send) into its thread now. */
 export async function attachToThread(
@@ -183,8 +243,9 @@ export async function attachToThread(
   return updated;
 }
 
-type MessageEventType =
+export type MessageEventType =
   | "message.received"
+  | "message.quarantined"
   | "message.sent"
   | "message.delivered"
   | "message.bounced"

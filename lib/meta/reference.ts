@@ -47,8 +47,11 @@ interface RawOperation {
   "x-svc-status"?: string;
 }
 
+/** Where the examples' base URL goes when the document declares none (filled per request by `withBaseUrl`). */
+const BASE_URL_SLOT = "{{baseUrl}}";
+
 function curlOf(method: string, path: string, server: string, example: unknown, auth: boolean): string {
-  const url = `${server || "http://localhost:3000"}${path.replace(/\{(\w+)\}/g, ":$1")}`;
+  const url = `${server || BASE_URL_SLOT}${path.replace(/\{(\w+)\}/g, ":$1")}`;
   const lines = [`curl -X ${method} '${url}'`];
   if (auth) lines.push(`  -H 'Authorization: Bearer $SVC_API_KEY'`);
   if (example !== undefined) {
@@ -64,6 +67,22 @@ let cached: ReturnType<typeof buildReference> | undefined;
 export function apiReference() {
   cached ??= buildReference();
   return cached;
+}
+
+/**
+ * The reference with its base URL: the document's own when it declares an absolute one, else
+ * `baseUrl` (the page's: `PUBLIC_BASE_URL`, else the request's origin, `lib/console/base-url.ts`).
+ */
+export function withBaseUrl(reference: ReturnType<typeof apiReference>, baseUrl: string) {
+  if (reference.server) return reference;
+  return {
+    ...reference,
+    server: baseUrl,
+    groups: reference.groups.map((g) => ({
+      ...g,
+      operations: g.operations.map((o) => ({ ...o, curl: o.curl.replace(BASE_URL_SLOT, baseUrl) })),
+    })),
+  };
 }
 
 function buildReference() {

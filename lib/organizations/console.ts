@@ -3,8 +3,8 @@ import { getTableConfig, type PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { DbOrTx } from "@/db";
 import * as schema from "@/db/schema";
 import { organizations } from "@/db/schema";
-import { invalidRequest } from "@/lib/core/errors";
-import type { AuditActor } from "@/lib/core/audit";
+import { invalidRequest, notFound } from "@/lib/core/errors";
+import { type AuditActor, noAuditNeeded, recordAudit } from "@/lib/core/audit";
 import { publicBaseUrl } from "@/lib/env";
 import { sendSystemEmail } from "@/lib/mail/system";
 import {
@@ -127,6 +127,34 @@ export async function withdrawInvitation(
 ): Promise<null> {
   await revokeInvitation(db, orgId, await actorIn(db, orgId, caller), invitationId);
   return null;
+}
+
+/** Renames the organization (owner or admin), with an audit row naming the old and new name. */
+export async function renameOrganization(
+  db: DbOrTx,
+  caller: ConsoleCaller,
+  orgId: string,
+  name: string,
+): Promise<{ organization: OrganizationSummary }> {
+  const actor = await actorIn(db, orgId, caller);
+  requirePermission(actor.role, "members:manage", "Only an owner or admin can rename the organization.");
+  return db.transaction(async (tx) => {
+    const before = await organizationName(tx, orgId);
+    const [row] = await tx.update(organizations).set({ name }).where(eq(organizations.id, orgId)).returning();
+    if (!row) throw notFound("organization", "orgId");
+    if (before === name) noAuditNeeded("the organization already has this name");
+    else
+      await recordAudit(tx, actor.audit, {
+        orgId,
+        action: "organization.renamed",
+        resourceType: "organization",
+        resourceId: orgId,
+        metadata: { from: before, to: name },
+      });
+    return {
+      organization: { id: row.id, name: row.name, slug: row.slug, vanitySlug: row.vanitySlug, role: actor.role },
+    };
+  });
 }
 
 /**

@@ -22,6 +22,10 @@ export const organizationCreateBody = z.strictObject({
   name: z.string().trim().min(1, "Give the organization a name.").max(80),
 });
 
+export const organizationRenameBody = z.strictObject({
+  name: organizationCreateBody.shape.name,
+});
+
 export const memberSchema = z.object({
   userId: z.string(),
   email: z.string(),
@@ -155,6 +159,21 @@ export const acceptInvitation = defineContract({
   example: { token: "inv_token" },
   errors: ["resource_not_found", "conflict"],
   response: z.object({ orgId: z.uuid() }),
+});
+
+export const renameOrganization = defineContract({
+  id: "renameOrganization",
+  method: "PATCH",
+  path: "/v1/organizations/{orgId}",
+  access: "session",
+  tag: "Organizations",
+  summary: "Rename an organization",
+  description:
+    "Owner or admin. Changes the organization's display name (its id and slug stay); the audit log records the old and new name.",
+  params: z.strictObject({ orgId: uuidParam }),
+  body: organizationRenameBody,
+  example: { name: "Acme Robotics" },
+  response: z.object({ organization: organizationSchema }),
 });
 
 export const deleteOrganization = defineContract({

@@ -46,6 +46,10 @@ export const acceptInvitation = defineOperation(
   { surfaces: consoleOnly },
 );
 
+export const renameOrganization = defineOperation(c.renameOrganization, ({ db, principal, params, body }) =>
+  orgs.renameOrganization(db, principal, params.orgId, body.name),
+);
+
 export const deleteOrganization = defineOperation(
   c.deleteOrganization,
   async ({ db, principal, params, body }) => {

@@ -1,5 +1,9 @@
 import type { Db } from "@/db";
+import { EXTRACT_KIND, performExtraction } from "@/lib/messages/extraction";
 import { deliverQueuedMessage } from "@/lib/messages/handoff";
+import { LETTER_SUBMIT_KIND, submitLetterEntry } from "@/lib/letters/letters";
+import { answerCallEntry, CALL_ANSWER_KIND, CALL_START_KIND, startCallEntry } from "@/lib/phone/calls";
+import { processSlackEventEntry, SLACK_EVENT_KIND } from "@/lib/slack/events";
 import type { OutboxRow } from "./store";
 
 /**
@@ -10,4 +14,9 @@ export type OutboxHandler = (db: Db, row: OutboxRow, leaseToken: string) => Prom
 
 export const OUTBOX_HANDLERS: Record<string, OutboxHandler> = {
   "message.deliver": deliverQueuedMessage,
+  [SLACK_EVENT_KIND]: processSlackEventEntry,
+  [CALL_START_KIND]: startCallEntry,
+  [LETTER_SUBMIT_KIND]: submitLetterEntry,
+  [CALL_ANSWER_KIND]: answerCallEntry,
+  [EXTRACT_KIND]: performExtraction,
 };

@@ -98,7 +98,7 @@ export async function claimOutbox(
 }
 
 /** Performs every claimable entry, one batch after another; returns how many it ran. */
-export async function drainOutbox(db: Db, opts: { ignoreLeases?: boolean } = {}): Promise<number> {
+export async function drainOutbox(db: Db, opts: { ignoreLeases?: boolean; ids?: string[] } = {}): Promise<number> {
   let ran = 0;
   for (;;) {
     const batch = await claimOutbox(db, 20, opts);

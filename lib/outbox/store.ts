@@ -22,6 +22,19 @@ export interface OutboxEntry {
 export const leaseMs = () => env.OUTBOX_LEASE_SECONDS * 1000;
 export const newLeaseToken = () => randomBytes(12).toString("base64url");
 
+/** The columns an entry is written with (the rest are the table's defaults), leased from `now` when a token is given. */
+export function outboxValues(entry: OutboxEntry, leaseToken: string | null, now = new Date()) {
+  return {
+    orgId: entry.orgId,
+    kind: entry.kind,
+    subjectId: entry.subjectId ?? null,
+    payload: entry.payload,
+    body: entry.body ?? null,
+    leaseToken,
+    leaseUntil: leaseToken ? new Date(now.getTime() + leaseMs()) : null,
+  };
+}
+
 /**
  * Writes an entry in the caller's transaction, already leased to the caller (`leaseToken`), so
  * the caller performs it right after its commit and no relay takes it over unless the caller's
@@ -32,18 +45,7 @@ export async function enqueueOutbox(
   entry: OutboxEntry,
   leaseToken: string | null = null,
 ): Promise<OutboxRow> {
-  const [row] = await tx
-    .insert(outbox)
-    .values({
-      orgId: entry.orgId,
-      kind: entry.kind,
-      subjectId: entry.subjectId ?? null,
-      payload: entry.payload,
-      body: entry.body ?? null,
-      leaseToken,
-      leaseUntil: leaseToken ? new Date(Date.now() + leaseMs()) : null,
-    })
-    .returning();
+  const [row] = await tx.insert(outbox).values(outboxValues(entry, leaseToken)).returning();
   if (!row) throw new Error("outbox insert returned nothing");
   return row;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import ipaddr from "ipaddr.js";
-import { lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { type DbOrTx, rowsOf } from "@/db";
 import { rateLimits } from "@/db/schema";
 
@@ -105,6 +105,22 @@ export async function take(db: DbOrTx, key: string, rule: Rule, want: number): P
     if (inserted.length > 0) return { granted: first, hits: first, resetSeconds: rule.windowSeconds };
   }
   throw new Error("rate limit row could neither be updated nor inserted");
+}
+
+/**
+ * The hits counted against `key` in its current window, without counting one (0 when the window
+ * has ended or never began), and the seconds until it resets. A lock-out asks this before the
+ * costly work a failure is counted for (lib/buckets/share-throttle.ts).
+ */
+export async function peek(db: DbOrTx, key: string): Promise<{ hits: number; resetSeconds: number }> {
+  const [row] = await db
+    .select({
+      hits: rateLimits.hits,
+      resetSeconds: sql<string>`ceil(extract(epoch from (${rateLimits.resetAt} - now())))`,
+    })
+    .from(rateLimits)
+    .where(and(eq(rateLimits.key, hashKey(key)), gt(rateLimits.resetAt, sql`now()`)));
+  return row ? { hits: row.hits, resetSeconds: Math.max(1, Number(row.resetSeconds)) } : { hits: 0, resetSeconds: 0 };
 }
 
 /** Counts one hit against each `[key, rule]`; allowed only when every one is, resetting when the last refusal ends. */

@@ -229,7 +229,7 @@ export const renderTemplate = defineContract({
   tag,
   summary: "Preview a template",
   description:
-    "Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.",
+    "Renders a version (the current one unless `version` is given) with the variables, exactly as a send would, and sends nothing. With `draft` it renders that unpublished source instead (the console editor's live preview): the draft is checked as publishing would check it and nothing is stored; a draft whose source is not one of the template's stored versions runs new code, so it needs `templates:write` (403 `scope_missing`, `param` `draft.source`, for a read-only key), and every draft renders in a throwaway sandbox context. An organization over its share of the renderer gets 429 `rate_limited` with `Retry-After`. A variable the schema refuses is a 400 whose `param` names it (`variables.name`); a draft that does not compile names `draft.source`, `draft.subject` or `draft.variables`; a source that fails in the sandbox is a 400 too.",
   params,
   body: z.strictObject({
     version: z.number().int().min(1).optional(),

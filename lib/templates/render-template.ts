@@ -1,6 +1,8 @@
+import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
+import { templateVersions } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
-import { invalidRequest } from "@/lib/core/errors";
+import { ApiError, invalidRequest } from "@/lib/core/errors";
 import { renderReact } from "./render/index";
 import { parseSubjectTemplate, renderSubject } from "./render/subject";
 import { parseVariableSchema, type RootVariableSchema, validateVariables } from "./render/variables";
@@ -42,7 +44,13 @@ export async function renderVersion(
   }
   const subject = ref.subject ?? (v.subject ? renderSubject(v.subject, props) : null);
   try {
-    const out = await renderReact({ tenant: `org:${orgId}`, source: v.source, props, param: param || undefined });
+    const out = await renderReact({
+      tenant: `org:${orgId}`,
+      source: v.source,
+      props,
+      param: param || undefined,
+      stored: true,
+    });
     return { templateId: row.id, version: v.version, subject, html: out.html, text: out.text };
   } catch (err) {
     // The stored source failed with these variables: the caller's variables (or the version) are at fault.
@@ -59,8 +67,12 @@ interface DraftInput {
 
 /**
  * Renders a draft of the template's next version with the same checks as publishing (schema,
- * subject template, compile) and the same sandbox as a send. Errors name `draft.source`,
- * `draft.subject`, `draft.variables…` or the preview's own `variables.name`.
+ * subject template, compile) and the same sandbox as a send, in a throwaway context. Errors name
+ * `draft.source`, `draft.subject`, `draft.variables…` or the preview's own `variables.name`.
+ *
+ * Running a source that is not a stored version is authoring: without `templates:write` (a
+ * `templates:read` key, a console member) the draft's source must be one of the template's stored
+ * versions (its subject, schema and variables may differ: they are data), else 403 `scope_missing`.
  */
 async function renderDraft(
   db: DbOrTx,
@@ -68,8 +80,23 @@ async function renderDraft(
   idOrSlug: string,
   draft: DraftInput,
   input: { variables?: Record<string, unknown>; subject?: string },
+  mayAuthor: boolean,
 ): Promise<RenderedTemplate> {
   const row = await findTemplate(db, orgId, idOrSlug);
+  if (!mayAuthor) {
+    const [stored] = await db
+      .select({ version: templateVersions.version })
+      .from(templateVersions)
+      .where(and(eq(templateVersions.templateId, row.id), eq(templateVersions.source, draft.source)))
+      .limit(1);
+    if (!stored) {
+      throw new ApiError(
+        "scope_missing",
+        'Previewing a draft whose source is not one of the template\'s stored versions needs the "templates:write" scope (a templates:read key previews stored versions only).',
+        "draft.source",
+      );
+    }
+  }
   let schema: RootVariableSchema | null;
   let props: Record<string, unknown>;
   try {
@@ -97,7 +124,7 @@ export async function renderTemplate(
   const { draft, ...rest } = input;
   if (draft) {
     if (rest.version !== undefined) throw invalidRequest("Give either version or draft, not both.", "version");
-    return renderDraft(db, principal.orgId, idOrSlug, draft, rest);
+    return renderDraft(db, principal.orgId, idOrSlug, draft, rest, principal.scopes.has("templates:write"));
   }
   return renderVersion(db, principal.orgId, { idOrSlug, ...rest });
 }

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { templates, templateVersions } from "@/db/schema";
-import { invalidRequest, notFound } from "@/lib/core/errors";
+import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
 import { compileTemplate } from "./render/compile";
 import { TemplateError } from "./render/errors";
 import { parseSubjectTemplate } from "./render/subject";
@@ -40,8 +40,14 @@ export function toVersion(row: VersionRow) {
   };
 }
 
-/** A renderer problem the caller caused is a 400 naming the field; anything else stays a bug (500). */
+/**
+ * A renderer problem the caller caused is a 400 naming the field; an organization over its share of
+ * the renderer is a 429 with Retry-After; anything else stays a bug (500).
+ */
 export function templateFailure(err: unknown, param?: string | null): never {
+  if (err instanceof TemplateError && err.code === "rate_limited") {
+    throw new ApiError("rate_limited", err.message).withHeaders({ "Retry-After": String(err.retryAfterSeconds ?? 1) });
+  }
   if (err instanceof TemplateError && err.isClientError)
     throw invalidRequest(err.message, param === undefined ? err.param : param);
   throw err;

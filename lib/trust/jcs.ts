@@ -34,9 +34,10 @@ function clean(v: unknown): unknown {
   return v;
 }
 
+/* eslint-disable no-control-regex -- the NUL escape is the point */
 function cleanString(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s
     .replace(/\u0000/g, "\uFFFD")
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
+/* eslint-enable no-control-regex */

@@ -28,11 +28,20 @@ export const jwksKey = (kid: string, x: string): JwksKey => ({
   use: "sig",
 });
 
-/** A Node public key from a JWKS entry (or any Ed25519 public JWK); throws on anything else. */
+/** Public keys already made, by `x` (an agent's send verifies its own token with the same key each time). */
+const publicKeys = new Map<string, KeyObject>();
+const PUBLIC_KEYS_MAX = 1024;
+
+/** A Node public key from a JWKS entry (or any Ed25519 public JWK), made once per key; throws on anything else. */
 export function publicKeyOf(jwk: { kty?: unknown; crv?: unknown; x?: unknown }): KeyObject {
   if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(jwk.x))
     throw new Error("not an Ed25519 public key");
-  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x }, format: "jwk" });
+  const known = publicKeys.get(jwk.x);
+  if (known) return known;
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x }, format: "jwk" });
+  if (publicKeys.size >= PUBLIC_KEYS_MAX) publicKeys.clear();
+  publicKeys.set(jwk.x, key);
+  return key;
 }
 
 /** The same key as SubjectPublicKeyInfo PEM (what `openssl pkeyutl -verify -pubin` reads). */

@@ -248,18 +248,16 @@ export async function attemptDelivery(
   };
   if (w.status !== "active") {
     // Logged as failed so that `redrive` sends it once the endpoint is resumed.
-    await db
-      .insert(webhookDeliveries)
-      .values({
-        orgId: w.orgId,
-        webhookId: w.id,
-        eventId,
-        eventType: event.type,
-        attempt,
-        status: "failed",
-        error: `endpoint ${w.pausedReason ?? "paused"}`,
-        replay,
-      });
+    await db.insert(webhookDeliveries).values({
+      orgId: w.orgId,
+      webhookId: w.id,
+      eventId,
+      eventType: event.type,
+      attempt,
+      status: "failed",
+      error: `endpoint ${w.pausedReason ?? "paused"}`,
+      replay,
+    });
     return { final: true, status: "failed", retryAfterMs: null };
   }
   const outcome = await post(w, envelope);

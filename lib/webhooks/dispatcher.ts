@@ -1,6 +1,6 @@
 import { uuidv7 } from "@/db/ids";
 import { and, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
-import { type Db, type DbOrTx, getDb, getDbHandle } from "@/db";
+import { type Db, type DbHandle, type DbOrTx, getDb, getDbHandle } from "@/db";
 import { ledgerEvents, webhookQueue, webhooks } from "@/db/schema";
 import { env } from "@/lib/env";
 import { errorFields, log } from "@/lib/log";
@@ -23,6 +23,11 @@ import { webhookUrlProblem } from "./url-guard";
  * A claimed row is due again when its lease ends (`dueAt` is moved past it), so a delivery that a
  * killed process was making is made again: at least once, with duplicates limited to the attempts
  * in flight when it died. Its `pending` log row is marked failed ("interrupted") by the next claim.
+ *
+ * Loops wake on commit: `queueDeliveries` sends `NOTIFY svc_webhooks` in the appending transaction,
+ * and this process's listener rings one idle loop (see Bell). An idle dispatcher runs no statement
+ * but a safety poll (IDLE_POLL_MS), and a trickle of events costs one claim per wake-up, not one
+ * per loop.
  * `rateLimitPerSecond` paces an endpoint with a GCRA whose state (`webhooks.rate_tat`) is written
  * under the claim lock, so it holds across processes.
  */
@@ -40,7 +45,15 @@ const BATCH = 50;
 const BATCH_MAX = 200;
 const FAST_MS = 1000;
 const LOOPS = 3;
-const POLL_MS = 1000;
+/**
+ * While idle a loop sleeps until a commit that queues a delivery rings it (see Bell), or this long:
+ * a safety net for a notification lost with a dropped connection (PostgreSQL; other processes'
+ * events reach this one by NOTIFY too). On PGlite every delivery is queued by this process.
+ */
+const IDLE_POLL_MS = 10_000;
+const IDLE_POLL_PGLITE_MS = 60_000;
+/** Pause after an error before the loop tries again. */
+const ERROR_PAUSE_MS = 1000;
 const leaseMs = () => env.WEBHOOK_TIMEOUT_MS + 5000;
 
 export interface QueuedDelivery {
@@ -346,24 +359,74 @@ export async function recoverInterruptedDeliveries(db: Db): Promise<number> {
   return rows.length;
 }
 
-const STATE = Symbol.for("svc.webhooks.dispatcher");
-type Holder = { [STATE]?: { controller: AbortController; loops: Promise<void>[] } };
+/**
+ * The wake-ups of this process's dispatch loops. Every commit that queues a delivery sends `NOTIFY
+ * svc_webhooks`, which the database delivers on commit to every listening process (PGlite: its one
+ * owner, this process); each ring wakes ONE idle loop, and a loop whose claim came back full rings
+ * again (more is due: the next idle loop joins). A ring while every loop is busy is not lost: a
+ * loop compares the count it saw before its claim with the count after it, and claims again at
+ * once when it moved. So a trickle of events costs one claim per event (not one per loop), and an
+ * idle dispatcher costs nothing but the slow safety poll.
+ */
+class Bell {
+  rings = 0;
+  private waiters: (() => void)[] = [];
+  ring(): void {
+    this.rings++;
+    this.waiters.shift()?.();
+  }
+  /** Resolves at once if the bell rang since `seen`, else on the next ring for this waiter, after `ms`, or on abort. */
+  wait(seen: number, ms: number, abort: AbortSignal): Promise<void> {
+    if (this.rings !== seen || abort.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        abort.removeEventListener("abort", done);
+        const i = this.waiters.indexOf(done);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      abort.addEventListener("abort", done);
+      this.waiters.push(done);
+    });
+  }
+}
 
-async function loop(index: number, abort: AbortSignal): Promise<void> {
+const STATE = Symbol.for("svc.webhooks.dispatcher");
+const LISTENING = Symbol.for("svc.webhooks.dispatcher.listening");
+type Holder = {
+  [STATE]?: { controller: AbortController; loops: Promise<void>[]; bell: Bell };
+  /** The database handle this process listens on (once per handle; it rings the running loops' bell). */
+  [LISTENING]?: DbHandle;
+};
+
+/**
+ * One dispatch loop. Busy: claims again at once while there is work. Idle: sleeps until rung, or
+ * until the soonest queued delivery (a retry, a lease that ends) is due, or the safety poll (`idlePollMs`: a notification lost with a dropped connection).
+ */
+async function loop(index: number, bell: Bell, idlePollMs: number, abort: AbortSignal): Promise<void> {
   const db = await getDb();
   let size = BATCH;
   while (!abort.aborted) {
+    const seen = bell.rings;
     try {
       const { attempted, slowestMs } = await dispatchOnce(db, size);
+      // A full batch: more is likely due, so another idle loop claims beside this one.
+      if (attempted === size) bell.ring();
       size = nextBatchSize(size, attempted, slowestMs);
       if (attempted > 0) continue;
+      // Every loop that goes idle looks at the soonest queued delivery: the loop that just recorded
+      // a retry (or a lease) keeps its timer, so a retry due in seconds is not left to a loop that
+      // went to sleep before it existed.
+      let idle = idlePollMs;
       const next = await nextDue(db);
-      const idle = next ? Math.min(POLL_MS, Math.max(5, next - Date.now())) : POLL_MS;
-      await signal.wait(idle, abort);
+      if (next) idle = Math.min(idlePollMs, Math.max(5, next - Date.now()));
+      await bell.wait(seen, idle, abort);
     } catch (err) {
       if (abort.aborted) break;
       log.error("webhook dispatcher error", { loop: index, ...errorFields(err) });
-      await signal.wait(POLL_MS, abort);
+      await new Promise((r) => setTimeout(r, ERROR_PAUSE_MS));
     }
   }
 }
@@ -377,10 +440,18 @@ export async function startWebhookDispatcher(): Promise<void> {
     const recovered = await recoverInterruptedDeliveries(await getDb());
     if (recovered > 0) log.info("webhook deliveries interrupted by a stop are due again", { recovered });
   }
-  await signal.listen();
+  if (holder[STATE]) return;
+  const bell = new Bell();
   const controller = new AbortController();
-  holder[STATE] = { controller, loops: Array.from({ length: LOOPS }, (_, i) => loop(i, controller.signal)) };
-  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH, batchMax: BATCH_MAX });
+  holder[STATE] = { controller, loops: [], bell };
+  if (holder[LISTENING] !== handle) {
+    holder[LISTENING] = handle;
+    await handle.listen(WEBHOOK_CHANNEL, () => holder[STATE]?.bell.ring());
+  }
+  // On PGlite this process is the database's only user: every queued delivery rings here.
+  const idlePollMs = handle.kind === "pglite" ? IDLE_POLL_PGLITE_MS : IDLE_POLL_MS;
+  holder[STATE].loops = Array.from({ length: LOOPS }, (_, i) => loop(i, bell, idlePollMs, controller.signal));
+  log.info("webhook dispatcher started", { loops: LOOPS, batch: BATCH, batchMax: BATCH_MAX, idlePollMs });
 }
 
 /** Stops the loops after the batches in hand are recorded. */

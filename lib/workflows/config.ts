@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { env, inngestHosted, internalUrl, publicBaseUrl } from "@/lib/env";
+import { checkpointFetch } from "@/lib/workflows/executor/checkpoint";
 
 /**
  * Where workflows run and with which keys. Hosted (INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY):
@@ -26,8 +27,17 @@ export function workflowKeys(): WorkflowKeys {
   return holder[KEYS];
 }
 
-/** Options for `new Inngest(...)`: the same SDK calls in every mode, pointed at different servers. */
-export function inngestClientOptions(): { isDev: boolean; eventKey?: string; signingKey?: string; baseUrl?: string } {
+/**
+ * Options for `new Inngest(...)`: the same SDK calls in every mode, pointed at different servers.
+ * Embedded, the client's `fetch` answers the SDK's step checkpoints in-process (checkpoint.ts).
+ */
+export function inngestClientOptions(): {
+  isDev: boolean;
+  eventKey?: string;
+  signingKey?: string;
+  baseUrl?: string;
+  fetch?: typeof fetch;
+} {
   if (inngestHosted() && !(env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)) {
     // The Inngest dev server: no keys; its URL from INNGEST_DEV (when a URL) or INNGEST_BASE_URL.
     const url = env.INNGEST_DEV && /^https?:\/\//.test(env.INNGEST_DEV) ? env.INNGEST_DEV : env.INNGEST_BASE_URL;
@@ -42,7 +52,14 @@ export function inngestClientOptions(): { isDev: boolean; eventKey?: string; sig
     };
   }
   const keys = workflowKeys();
-  return { isDev: false, eventKey: keys.eventKey, signingKey: keys.signingKey, baseUrl: `${internalUrl()}/` };
+  const baseUrl = `${internalUrl()}/`;
+  return {
+    isDev: false,
+    eventKey: keys.eventKey,
+    signingKey: keys.signingKey,
+    baseUrl,
+    fetch: checkpointFetch(baseUrl, `Bearer ${hashedSigningKey(keys.signingKey)}`),
+  };
 }
 
 /** The bearer token the SDK sends when it registers: `signkey-<env>-` + sha256 of the key's hex bytes. */

@@ -18,7 +18,8 @@ import { fanoutChunk, fanoutRequested } from "./workflow-events";
  *   anywhere, a retried step or a duplicated event never applies a chunk twice. Sinks also insert
  *   with `ON CONFLICT` on the per-member key.
  *
- * A kind registers its source (boundaries, then the members of one chunk) and its sink.
+ * A kind registers its source (boundaries, then the members of one chunk) and its sink, and may
+ * register `prepare`: work done before the chunk's transaction (skipped for an applied chunk).
  */
 export interface FanoutKind {
   /** Up to `chunks` consecutive chunk bounds after `after` (null: from the start); [] when done. */
@@ -36,12 +37,23 @@ export interface FanoutKind {
     after: string | null,
     last: string,
   ): Promise<{ key: string; data: Record<string, unknown> }[]>;
+  /**
+   * Optional slow work for a chunk done before its transaction (rendering, storing files), so the
+   * transaction stays short; its result goes to `apply`. Runs again if the chunk is retried, so it
+   * must be repeatable (same inputs, same outputs, idempotent writes).
+   */
+  prepare?(
+    db: Db,
+    params: Record<string, unknown>,
+    members: { key: string; data: Record<string, unknown> }[],
+  ): Promise<unknown>;
   /** Applies a chunk inside its transaction; returns the rows written. */
   apply(
     tx: DbOrTx,
     fanoutId: string,
     params: Record<string, unknown>,
     members: { key: string; data: Record<string, unknown> }[],
+    prepared?: unknown,
   ): Promise<number>;
 }
 
@@ -117,6 +129,18 @@ export async function finishPlanning(db: Db, fanoutId: string, chunksTotal: numb
 
 /** Applies one chunk exactly once; returns the rows written (0 when it was applied before). */
 export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Promise<number> {
+  let prepared: unknown;
+  const [head] = await db.select().from(fanouts).where(eq(fanouts.id, fanoutId));
+  const headKind = head ? kindOf(head.kind) : undefined;
+  if (head && headKind?.prepare) {
+    const [done] = await db
+      .select({ chunk: fanoutChunks.chunk })
+      .from(fanoutChunks)
+      .where(and(eq(fanoutChunks.fanoutId, fanoutId), eq(fanoutChunks.chunk, plan.chunk)));
+    if (done) return 0;
+    const members = await headKind.members(db, head.params, plan.after, plan.last);
+    prepared = await headKind.prepare(db, head.params, members);
+  }
   return db.transaction(async (tx) => {
     const [f] = await tx.select().from(fanouts).where(eq(fanouts.id, fanoutId));
     if (!f) return 0;
@@ -128,7 +152,7 @@ export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Pro
       .returning({ chunk: fanoutChunks.chunk });
     if (claimed.length === 0) return 0;
     const members = await kind.members(tx, f.params, plan.after, plan.last);
-    const rows = await kind.apply(tx, fanoutId, f.params, members);
+    const rows = await kind.apply(tx, fanoutId, f.params, members, prepared);
     await tx
       .update(fanoutChunks)
       .set({ rows })

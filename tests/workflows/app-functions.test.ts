@@ -67,6 +67,9 @@ test("housekeeping purges idempotency keys past their retention and sweeps stora
     "sweep-storage",
     "purge-rate-limits",
     "rescan-stale-objects",
+    "purge-request-logs",
+    "recover-slack-events",
+    "purge-provider-callbacks",
   ]);
   expect((run.output as { storage: { deleted: number } }).storage).toMatchObject({ deleted: expect.any(Number) });
   expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, org.orgId))).toHaveLength(0);
@@ -82,6 +85,9 @@ test("the served functions and the workflow events come from the domains' manife
     compliance: ["svc-compliance-job"],
     webhooks: ["svc-replay-webhook"],
     buckets: ["svc-scan-object"],
+    phone: ["svc-sweep-phone-calls", "svc-bill-phone-numbers"],
+    waits: ["svc-sweep-verification-waits"],
+    letters: ["svc-simulate-letter", "svc-sweep-letters"],
     workflows: ["svc-housekeeping", "svc-fanout-orchestrate", "svc-fanout-chunk"],
   });
   // Registered: those, and the SDK's onFailure handler of scan-object.

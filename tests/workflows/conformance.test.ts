@@ -4,6 +4,8 @@ import { cron, type InngestFunction, NonRetriableError, RetryAfterError } from "
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getDb } from "@/db";
 import { wfFunctions, wfRuns } from "@/db/schema";
+import { hashedSigningKey, workflowKeys } from "@/lib/workflows/config";
+import { checkpointFetch } from "@/lib/workflows/executor/checkpoint";
 import { serveHandler } from "@/lib/workflows/executor/registry";
 import { signBody } from "@/lib/workflows/executor/signing";
 import { recoverOrphanedRuns } from "@/lib/workflows/executor/store";
@@ -79,6 +81,23 @@ beforeAll(async () => {
     c.createFunction({ id: "parallel", triggers: [{ event: "t/parallel" }] }, async ({ step }) => {
       const parts = await Promise.all([1, 2, 3].map((n) => step.run(`part-${n}`, () => n * 10)));
       return { sum: parts.reduce((a, b) => a + b, 0) };
+    }),
+    c.createFunction({ id: "three-steps", triggers: [{ event: "t/three" }] }, async ({ step, event }) => {
+      bump("three-steps-calls"); // the function body runs once per call to serve()
+      const a = await step.run("one", () => (event.data as { n: number }).n);
+      const b = await step.run("two", () => a * 2);
+      return step.run("three", () => b + 1);
+    }),
+    c.createFunction({ id: "lease-lost", triggers: [{ event: "t/lease-lost" }] }, async ({ step, runId }) => {
+      await step.run("one", async () => {
+        if (bump("lease-lost-one") === 1) {
+          // As if another worker had taken the run over meanwhile: the lease is no longer this call's.
+          const db = await getDb();
+          await db.update(wfRuns).set({ leaseUntil: sql`now() + interval '1 second'` }).where(eq(wfRuns.id, runId));
+        }
+        return 1;
+      });
+      await step.run("two", () => bump("lease-lost-two"));
     }),
     c.createFunction({ id: "sender", triggers: [{ event: "t/send" }] }, async ({ step, event }) => {
       await step.sendEvent("fan-out", { name: "t/sent", data: { from: event.id } });
@@ -183,6 +202,38 @@ describe("steps and retries", () => {
     expect(count.doomed).toBe(2);
     await waitForRun(id("doomed-failure"), (r) => r.status === "completed");
     expect(seen.failure).toEqual({ message: "always fails", original: "t/doomed" });
+  });
+});
+
+describe("checkpointing", () => {
+  test("a three-step run is one call to serve(), each step recorded as it ends", async () => {
+    await h.client.send({ name: "t/three", data: { n: 4 } });
+    const run = await waitForRun(id("three-steps"), (r) => r.status === "completed");
+    expect(run.output).toBe(9);
+    expect(count["three-steps-calls"]).toBe(1);
+    expect(Object.keys(run.steps)).toHaveLength(3);
+    expect(run.history.filter((e) => e.status === "completed").map((e) => e.name)).toEqual(["one", "two", "three"]);
+  });
+
+  test("a checkpoint after the run's lease was lost is refused: no step is recorded or run under it", async () => {
+    await h.client.send({ name: "t/lease-lost", data: {} });
+    const run = await waitForRun(id("lease-lost"), (r) => r.status === "completed");
+    // The first call's step was refused (409) and the SDK ran nothing after it; once the lease
+    // ran out a worker took the run over and ran the step again, then the next one, once.
+    expect(count["lease-lost-one"]).toBe(2);
+    expect(count["lease-lost-two"]).toBe(1);
+    expect(Object.keys(run.steps)).toHaveLength(2);
+  });
+
+  test("the checkpoint endpoint refuses a wrong key, and a checkpoint of no call under way", async () => {
+    const bearer = `Bearer ${hashedSigningKey(workflowKeys().signingKey)}`;
+    const post = checkpointFetch(`${h.origin}/`, bearer);
+    const url = `${h.origin}/v1/checkpoint/r1/async`;
+    const body = JSON.stringify({ run_id: "r1", qi_id: "q", steps: [{ id: "a", op: "StepRun", data: 1 }] });
+    const wrong = await post(url, { method: "POST", headers: { Authorization: "Bearer signkey-x-00" }, body });
+    expect(wrong.status).toBe(401);
+    const stale = await post(url, { method: "POST", headers: { Authorization: bearer }, body });
+    expect(stale.status).toBe(409);
   });
 });
 

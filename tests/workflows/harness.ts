@@ -5,7 +5,8 @@ import { Inngest, type InngestFunction } from "inngest";
 import { serve } from "inngest/next";
 import { getDb } from "@/db";
 import { wfRuns } from "@/db/schema";
-import { serveOptions, workflowKeys } from "@/lib/workflows/config";
+import { hashedSigningKey, serveOptions, workflowKeys } from "@/lib/workflows/config";
+import { checkpointFetch } from "@/lib/workflows/executor/checkpoint";
 import { syncApp } from "@/lib/workflows/executor";
 import { Executor, type ExecutorOptions } from "@/lib/workflows/executor/executor";
 import { acceptRegistration, handleEventApi, handleRegister } from "@/lib/workflows/executor/http";
@@ -56,7 +57,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: Partial<ExecutorOptions> = {},
+  /** The client's id (random by default); processes that must serve the same functions share one. */
+  clientId = `conformance-${randomUUID().slice(0, 8)}`,
+): Promise<Harness> {
   let handlers: Record<string, (req: Request, ctx: unknown) => Promise<Response>> = {};
   let origin = "";
   const server: Server = createServer((req, res) => {
@@ -86,11 +91,13 @@ export async function startHarness(overrides: Partial<ExecutorOptions> = {}): Pr
   const keys = workflowKeys();
   const quiet = { info() {}, warn() {}, error() {}, debug() {} };
   const client = new Inngest({
-    id: `conformance-${randomUUID().slice(0, 8)}`,
+    id: clientId,
     isDev: false,
     eventKey: keys.eventKey,
     signingKey: keys.signingKey,
     baseUrl: `${origin}/`,
+    // As the app's client does: step checkpoints are answered in-process by the executor.
+    fetch: checkpointFetch(`${origin}/`, `Bearer ${hashedSigningKey(keys.signingKey)}`),
     logger: quiet,
   });
   const serveUrl = `${origin}/api/inngest`;

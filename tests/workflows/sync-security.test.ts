@@ -81,7 +81,8 @@ describe("the sync (PUT on the serve endpoint)", () => {
     const before = await db
       .select({ id: wfFunctions.id, url: wfFunctions.url, updatedAt: wfFunctions.updatedAt })
       .from(wfFunctions)
-      .where(like(wfFunctions.id, "svc-%"));
+      .where(like(wfFunctions.id, "svc-%"))
+      .orderBy(wfFunctions.id);
     const res = await raw("PUT", h.serveUrl, { Host: attackerHost });
     expect(res.status).toBe(401);
     const forgedSignature = await raw("PUT", h.serveUrl, {
@@ -92,7 +93,8 @@ describe("the sync (PUT on the serve endpoint)", () => {
     const after = await db
       .select({ id: wfFunctions.id, url: wfFunctions.url, updatedAt: wfFunctions.updatedAt })
       .from(wfFunctions)
-      .where(like(wfFunctions.id, "svc-%"));
+      .where(like(wfFunctions.id, "svc-%"))
+      .orderBy(wfFunctions.id);
     expect(after).toEqual(before);
     expect(after.every((f) => f.url.startsWith(h.serveUrl))).toBe(true);
     expect(attackerHits).toEqual([]);

@@ -12,7 +12,9 @@ import {
   Time,
 } from "@/components/console/ui";
 import { listApiKeys } from "@/lib/api-keys/operations";
+import Link from "next/link";
 import { getConsole } from "@/lib/console/context";
+import { requestCountsByKey } from "@/lib/console/reads";
 import { scopeChoices } from "@/lib/console/pickers";
 import { listInboxes } from "@/lib/inboxes/operations";
 
@@ -31,10 +33,12 @@ export default async function ApiKeysPage() {
     return <NoAccess title="API keys" what="API keys" />;
   }
   const canWrite = ctx.can("keys:write");
-  const [{ apiKeys }, { inboxes }] = await Promise.all([
+  const [{ apiKeys }, { inboxes }, requests] = await Promise.all([
     ctx.invoke(listApiKeys),
     canWrite ? ctx.invoke(listInboxes) : Promise.resolve({ inboxes: [] }),
+    requestCountsByKey(ctx),
   ]);
+  const canReadLogs = ctx.can("account:read");
   return (
     <>
       <PageHeader
@@ -55,6 +59,7 @@ export default async function ApiKeysPage() {
               "Scopes",
               "Restrictions",
               "Last used",
+              ...(canReadLogs ? ["Requests (24 h)"] : []),
               "Status",
               <span key="a" className="sr-only">
                 Actions
@@ -89,6 +94,17 @@ export default async function ApiKeysPage() {
                     <span className="text-zinc-600 dark:text-zinc-400">Never</span>
                   )}
                 </Td>
+                {canReadLogs ? (
+                  <Td>
+                    <Link
+                      className="link tabular-nums"
+                      href={`/logs?keyId=${k.id}`}
+                      aria-label={`${requests.get(k.id) ?? 0} requests by ${k.name} in the last 24 hours: open its log`}
+                    >
+                      {requests.get(k.id) ?? 0}
+                    </Link>
+                  </Td>
+                ) : null}
                 <Td>
                   <StatusBadge status={k.status} />
                 </Td>

@@ -6,7 +6,7 @@ import { EmptyState, ErrorNotice, NoAccess, PageHeader, Pager, Table } from "@/c
 import { listAuditLogs } from "@/lib/audit/operations";
 import { getConsole } from "@/lib/console/context";
 import { readList } from "@/lib/console/pages";
-import { auditActions } from "@/lib/console/reads";
+import { auditActions, auditNames } from "@/lib/console/reads";
 
 export const metadata = { title: "Audit log — svc console" };
 
@@ -41,7 +41,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
   const read = await readList(() => ctx.invoke(listAuditLogs, { query: { limit: PAGE_SIZE, cursor, ...filters } }));
   const page = read.ok ? read.data : null;
   const problem = read.ok ? null : read.message;
-  const actions = await auditActions(ctx);
+  const [actions, names] = await Promise.all([auditActions(ctx), auditNames(ctx, page?.logs ?? [])]);
 
   return (
     <>
@@ -119,6 +119,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Sea
                 // Key names, scopes and prefixes are for roles that may read API keys.
                 <AuditRow
                   key={log.id}
+                  names={names}
                   entry={log.resourceType === "api_key" && !ctx.can("keys:read") ? { ...log, metadata: null } : log}
                 />
               ))}

@@ -143,10 +143,17 @@ export default async function BudgetsPage() {
         {canWrite ? (
           <Card title="Set a budget">
             <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
-              Saving replaces the limits of the same scope (a limit left empty is none). Usage counts every recipient of
-              each send.
+              Pick a scope to edit its budget: the fields start from its current limits, and saving changes only the
+              fields you change (the others keep their value; a limit you empty is removed). Usage counts every
+              recipient of each send.
             </p>
             <SetBudgetForm
+              budgets={budgets.map((b) => ({
+                scope: b.scope,
+                scopeId: b.scopeId,
+                enabled: b.enabled,
+                limits: b.limits,
+              }))}
               keys={
                 keys
                   ?.filter((k) => k.status === "active")

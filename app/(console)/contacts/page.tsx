@@ -38,7 +38,7 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
     <>
       <PageHeader
         title="Contacts"
-        description="People and agents with their handles (email, a2a, phone, …). Sends can address a contact as @alias or contact:<id>; a contact's page shows the messages to and from their handles."
+        description="People and agents with their handles (email, agent-to-agent, phone, …). Sends can address a contact as @alias or contact:<id>; a contact's page shows the messages to and from their handles."
       />
       <div className="space-y-6">
         <FilterForm action="/contacts" label="Search contacts" className="flex flex-wrap items-end gap-3">

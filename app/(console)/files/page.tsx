@@ -31,7 +31,7 @@ export default async function FilesPage({
   const ctx = await getConsole();
   if (!ctx.can("buckets:read")) return <NoAccess title="Files" what="files" />;
   const sp = await searchParams;
-  const buckets = (await ctx.invoke(listBuckets)).data;
+  const buckets = (await ctx.invoke(listBuckets, { query: { limit: 100 } })).data;
   const bucket = buckets.find((b) => b.id === sp.bucket) ?? buckets.find((b) => b.isDefault) ?? buckets[0];
   if (!bucket) return <EmptyState title="No buckets" />;
   const objects = (await ctx.invoke(listBucketObjects, { params: { bucketId: bucket.id }, query: { limit: 100 } }))

@@ -1,9 +1,21 @@
 import Link from "next/link";
 import { CreateInboxForm, type DomainOption } from "@/components/console/messaging/inbox-forms";
-import { Badge, Card, EmptyState, NoAccess, PageHeader, StatusBadge, Table, Td, Time } from "@/components/console/ui";
+import {
+  Address,
+  Badge,
+  Card,
+  EmptyState,
+  NoAccess,
+  PageHeader,
+  StatusBadge,
+  Table,
+  Td,
+  Time,
+} from "@/components/console/ui";
 import { type ConsoleContext, getConsole } from "@/lib/console/context";
 import { listDomains } from "@/lib/domains/operations";
 import { listInboxes } from "@/lib/inboxes/operations";
+import { INBOX_MODE_WORDS } from "@/lib/console/labels";
 
 export const metadata = { title: "Inboxes — svc console" };
 
@@ -37,13 +49,16 @@ export default async function InboxesPage() {
             {inboxes.map((inbox) => (
               <tr key={inbox.id}>
                 <Td>
-                  <Link className="link break-all" href={`/inboxes/${inbox.id}`}>
-                    {inbox.address}
+                  <Link className="link block max-w-xs" href={`/inboxes/${inbox.id}`}>
+                    <Address value={inbox.address} />
                   </Link>
                 </Td>
                 <Td>{inbox.displayName ?? <span className="text-zinc-600 dark:text-zinc-400">—</span>}</Td>
                 <Td>
-                  <Badge>{inbox.mode}</Badge>
+                  <Badge>{INBOX_MODE_WORDS[inbox.mode].label}</Badge>
+                  <span className="mt-1 block max-w-56 text-xs text-zinc-600 dark:text-zinc-400">
+                    {INBOX_MODE_WORDS[inbox.mode].description}
+                  </span>
                 </Td>
                 <Td>
                   <StatusBadge status={inbox.status} />

@@ -4,6 +4,7 @@ import { FilterForm } from "@/components/console/filter-form";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { hrefWith, PAGE_SIZE, pagerLinks, param, readList, type SearchParams } from "@/lib/console/pages";
 import {
+  Address,
   Badge,
   DeliveryStatusBadge,
   EmptyState,
@@ -17,6 +18,7 @@ import {
 } from "@/components/console/ui";
 import { CHANNEL_DEFINITIONS, channelDefinition } from "@/lib/channels/definitions";
 import { getConsole } from "@/lib/console/context";
+import { messageMoment } from "@/lib/console/message-status";
 import { listMessages as listMessagesContract } from "@/lib/messages/contracts";
 import { listInboxes } from "@/lib/inboxes/operations";
 import { DELIVERY_STATUSES } from "@/lib/messages/delivery-status";
@@ -163,7 +165,7 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
           />
         ) : (
           <>
-            <Table head={["Subject", "Status", "From", "To", "Inbox", "Direction", "Created"]} caption="Messages">
+            <Table head={["Subject", "Status", "From", "To", "Inbox", "Direction", "When"]} caption="Messages">
               {messages.map((m) => (
                 <tr key={m.id}>
                   <Td className="max-w-xs">
@@ -177,9 +179,15 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                   <Td>
                     <DeliveryStatusBadge status={m.deliveryStatus} />
                   </Td>
-                  <Td className="break-all">{formatSender(m.from)}</Td>
-                  <Td className="break-all">{formatAddresses(m.to)}</Td>
-                  <Td className="break-all">{addressOf.get(m.inboxId) ?? "—"}</Td>
+                  <Td className="max-w-56">
+                    <Address value={formatSender(m.from)} />
+                  </Td>
+                  <Td className="max-w-56">
+                    <Address value={formatAddresses(m.to)} />
+                  </Td>
+                  <Td className="max-w-56">
+                    <Address value={addressOf.get(m.inboxId) ?? "—"} />
+                  </Td>
                   <Td>
                     <Badge tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>
                     {channelDefinition(m.channel).badge ? (
@@ -189,7 +197,8 @@ export default async function MessagesPage({ searchParams }: { searchParams: Pro
                     ) : null}
                   </Td>
                   <Td>
-                    <Time value={m.createdAt} />
+                    <span className="text-zinc-600 dark:text-zinc-400">{messageMoment(m).label}</span>{" "}
+                    <Time value={messageMoment(m).at} />
                   </Td>
                 </tr>
               ))}

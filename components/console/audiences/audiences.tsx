@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import {
@@ -9,9 +10,13 @@ import {
   readBroadcastAction,
   removeMemberAction,
   sendBroadcastAction,
+  previewBroadcastDraftAction,
+  sendBroadcastDraftTestAction,
+  sendBroadcastTestAction,
 } from "@/lib/console/actions/audiences";
+import { MessageBody } from "../messaging/message-body";
 import { batches, type ImportRow, readMemberCsv } from "@/lib/console/csv";
-import { Button, Field, FormError, Select, TextArea, useAction, useActionForm } from "../form";
+import { Button, Field, FormError, LogEntryLink, Select, TextArea, useAction, useActionForm } from "../form";
 import { ErrorNotice, StatusBadge } from "../ui";
 import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
@@ -238,7 +243,12 @@ export function RemoveMemberButton({
         confirmLabel="Remove member"
         onConfirm={() => remove.mutate({ audienceId, memberId })}
       />
-      {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
+      {remove.failure ? (
+        <ErrorNotice>
+          {remove.failure.message}
+          <LogEntryLink failure={remove.failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }
@@ -257,12 +267,78 @@ export function DeleteAudienceButton({ audienceId, name }: { audienceId: string;
         typeToConfirm={name}
         onConfirm={() => remove.mutate({ audienceId })}
       />
-      {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
+      {remove.failure ? (
+        <ErrorNotice>
+          {remove.failure.message}
+          <LogEntryLink failure={remove.failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }
 
-/** "Send broadcast": an inbox, a subject, and a text body or a template; opens the broadcast's page. */
+/** The send form's draft (what the broadcast, its preview and its test send say), or the variables' JSON error. */
+function readDraft(
+  form: HTMLFormElement,
+  body: "text" | "template",
+): { draft: Record<string, unknown>; error: null } | { draft: null; error: string } {
+  const data = new FormData(form);
+  const text = (k: string) => {
+    const v = data.get(k);
+    return typeof v === "string" ? v : "";
+  };
+  let variables: Record<string, unknown> | undefined;
+  if (body === "template" && text("variables").trim()) {
+    try {
+      const parsed: unknown = JSON.parse(text("variables"));
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      variables = parsed as Record<string, unknown>;
+    } catch {
+      return { draft: null, error: 'The variables must be a JSON object, like {"name": "there"}.' };
+    }
+  }
+  return {
+    error: null,
+    draft: {
+      inboxId: text("inboxId"),
+      ...(text("subject").trim() ? { subject: text("subject").trim() } : {}),
+      ...(body === "text"
+        ? { text: text("text") }
+        : { template: { id: text("templateId"), ...(variables ? { variables } : {}) } }),
+    },
+  };
+}
+
+/**
+ * "Send broadcast": an inbox, a subject, and a text body or a template; before sending, a preview
+ * of what members receive (the broadcast page's `MessageBody`) and a test to one address; sending
+ * opens the broadcast's page.
+ */
+/** What a test send answered (the audience's send form and a broadcast's page): the error, or where it went. */
+function TestSendResult({
+  data,
+  failure,
+}: {
+  data: { status: string; to: string[]; id?: string | null } | null | undefined;
+  failure: Parameters<typeof FormError>[0]["failure"];
+}) {
+  return (
+    <>
+      <FormError failure={failure} />
+      {data && !failure ? (
+        <p role="status" className="text-sm">
+          Test {data.status === "failed" ? "failed" : "sent"} to {data.to.join(", ")}.{" "}
+          {data.id ? (
+            <Link className="link" href={`/messages/${data.id}`}>
+              Open the message
+            </Link>
+          ) : null}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 export function BroadcastForm({
   audienceId,
   inboxes,
@@ -273,49 +349,46 @@ export function BroadcastForm({
   templates: { id: string; name: string; slug: string }[];
 }) {
   const router = useRouter();
+  const formRef = useRef<HTMLFormElement>(null);
   const [body, setBody] = useState<"text" | "template">("text");
   const [jsonError, setJsonError] = useState<string | null>(null);
+  const [testTo, setTestTo] = useState("");
   const send = useAction(sendBroadcastAction, {
     refresh: false,
     onSuccess: (data) => router.push(`/broadcasts/${data.id}`),
   });
+  const preview = useAction(previewBroadcastDraftAction, { refresh: false });
+  const test = useAction(sendBroadcastDraftTestAction, { refresh: false });
   const fieldError = (prefix: string) =>
-    send.failure
-      ? Object.entries(send.failure.fields).find(([k]) => k === prefix || k.startsWith(`${prefix}.`))?.[1]
-      : undefined;
+    [send.failure, test.failure, preview.failure]
+      .map((f) =>
+        f ? Object.entries(f.fields).find(([k]) => k === prefix || k.startsWith(`${prefix}.`))?.[1] : undefined,
+      )
+      .find((m) => m !== undefined);
+  /** The form's draft, or null after showing the variables' error. */
+  const draft = () => {
+    if (!formRef.current) return null;
+    const read = readDraft(formRef.current, body);
+    setJsonError(read.error);
+    return read.draft;
+  };
   if (inboxes.length === 0)
     return <p className="text-sm">Create an email inbox first: a broadcast is sent from one.</p>;
   return (
     <form
+      ref={formRef}
       aria-label="Send broadcast"
       noValidate
       className="grid gap-3 sm:grid-cols-2"
+      onChange={(e) => {
+        // A preview of an older draft would mislead once the draft changes (the test address is not the draft).
+        const target: EventTarget = e.target;
+        if (preview.data && !(target instanceof HTMLInputElement && target.name === "testTo")) preview.reset();
+      }}
       onSubmit={(e) => {
         e.preventDefault();
-        const data = new FormData(e.currentTarget);
-        const text = (k: string) => {
-          const v = data.get(k);
-          return typeof v === "string" ? v : "";
-        };
-        let variables: Record<string, unknown> | undefined;
-        if (body === "template" && text("variables").trim()) {
-          try {
-            const parsed: unknown = JSON.parse(text("variables"));
-            if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
-            variables = parsed as Record<string, unknown>;
-          } catch {
-            return setJsonError('The variables must be a JSON object, like {"name": "there"}.');
-          }
-        }
-        setJsonError(null);
-        send.mutate({
-          audienceId,
-          inboxId: text("inboxId"),
-          ...(text("subject").trim() ? { subject: text("subject").trim() } : {}),
-          ...(body === "text"
-            ? { text: text("text") }
-            : { template: { id: text("templateId"), ...(variables ? { variables } : {}) } }),
-        });
+        const d = draft();
+        if (d) send.mutate({ audienceId, ...d });
       }}
     >
       <Select label="From inbox" name="inboxId" error={fieldError("inboxId")}>
@@ -359,7 +432,7 @@ export function BroadcastForm({
         </div>
       ) : (
         <>
-          <Select label="Template" name="templateId" error={fieldError("template")}>
+          <Select label="Template" name="templateId" error={fieldError("template") ?? fieldError("idOrSlug")}>
             {templates.map((t) => (
               <option key={t.id} value={t.id}>
                 {t.name} ({t.slug})
@@ -372,12 +445,68 @@ export function BroadcastForm({
             rows={3}
             spellCheck={false}
             className="font-mono text-xs"
-            error={jsonError ?? undefined}
+            error={jsonError ?? fieldError("variables") ?? undefined}
             hint="Rendered once for every member."
           />
         </>
       )}
       <div className="space-y-3 sm:col-span-2">
+        <div className="flex flex-wrap items-center gap-3">
+          <Button
+            type="button"
+            variant="secondary"
+            pending={preview.isPending}
+            onClick={() => {
+              const d = draft();
+              if (d) preview.mutate(d);
+            }}
+          >
+            Preview
+          </Button>
+        </div>
+        <FormError failure={preview.failure} />
+        {preview.data && !preview.failure ? (
+          <section aria-label="Preview" className="rounded border border-zinc-200 p-3 dark:border-zinc-700">
+            <p className="mb-2 text-sm">
+              <span className="font-medium">Subject:</span> {preview.data.subject ?? "(the subject you enter)"}
+            </p>
+            <MessageBody html={preview.data.html} text={preview.data.text} from="the broadcast" />
+            <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400">
+              Each member&apos;s copy also carries its own unsubscribe link.
+            </p>
+          </section>
+        ) : null}
+      </div>
+      <div className="flex flex-wrap items-end gap-3 sm:col-span-2">
+        <div className="min-w-56 flex-1">
+          <Field
+            label="Send a test to one address"
+            name="testTo"
+            type="email"
+            autoComplete="off"
+            value={testTo}
+            onChange={(e) => setTestTo(e.target.value)}
+            placeholder="you@example.com"
+            error={test.failure ? (fieldError("to") ?? fieldError("to[0]")) : undefined}
+            hint="One copy of this draft from the chosen inbox; the audience is not touched."
+          />
+        </div>
+        <Button
+          type="button"
+          variant="secondary"
+          pending={test.isPending}
+          onClick={() => {
+            const d = draft();
+            if (d) test.mutate({ ...d, to: testTo });
+          }}
+        >
+          Send a test
+        </Button>
+      </div>
+      <div className="sm:col-span-2">
+        <TestSendResult data={test.data} failure={test.failure} />
+      </div>
+      <div className="space-y-3 border-t border-zinc-200 pt-3 sm:col-span-2 dark:border-zinc-700">
         <Button pending={send.isPending}>Send broadcast</Button>
         <FormError failure={send.failure} />
       </div>
@@ -466,5 +595,29 @@ export function BroadcastProgress({ initial }: { initial: BroadcastView }) {
       </dl>
       {error ? <ErrorNotice>{error}</ErrorNotice> : null}
     </div>
+  );
+}
+
+/** "Send a test": one copy of the broadcast to one address, through the send operation; the audience is not touched. */
+export function BroadcastTestForm({ broadcastId }: { broadcastId: string }) {
+  const test = useActionForm(sendBroadcastTestAction, { refresh: false, extra: () => ({ broadcastId }) });
+  return (
+    <form {...test.formProps} aria-label="Send a test" className="space-y-3">
+      <div className="max-w-md">
+        <Field
+          label="Address"
+          name="to"
+          type="email"
+          autoComplete="off"
+          placeholder="you@example.com"
+          hint="One copy of this broadcast, from its inbox, as an ordinary message (it counts against budgets)."
+          error={test.fieldError("to") ?? test.fieldError("to[0]")}
+        />
+      </div>
+      <Button variant="secondary" pending={test.isPending}>
+        Send a test
+      </Button>
+      <TestSendResult data={test.data} failure={test.failure} />
+    </form>
   );
 }

@@ -62,7 +62,7 @@ export function AgentActions({
             type="button"
             variant="secondary"
             pending={clear.isPending}
-            aria-label={`Clear the reputation of ${display}`}
+            aria-label={`Clear reputation of ${display}`}
             onClick={() => clear.mutate({ agentId })}
           >
             Clear reputation

@@ -195,6 +195,7 @@ export function CreateKeyForm({
 
         <FormError
           failure={create.failure && hasFormLevelError(create.failure.fields, FIELDS) ? create.failure : null}
+          beside={create.failure}
         />
         <Button pending={create.isPending}>Create key</Button>
       </form>

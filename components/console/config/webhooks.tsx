@@ -16,6 +16,7 @@ import {
   webhookStateAction,
 } from "@/lib/console/actions/webhooks";
 import type { ActionResult } from "@/lib/console/action";
+import { webhookHealth } from "@/lib/console/webhook-health";
 import { inputRules } from "@/components/console/contract-input";
 import { createWebhook, WEBHOOK_RATE_LIMIT_MAX } from "@/lib/webhooks/contracts";
 import { CopyButton } from "../copy-button";
@@ -31,11 +32,6 @@ type Ok<R> = R extends { ok: true; data: infer T } ? T : never;
 export type WebhookState = Ok<Awaited<ReturnType<typeof webhookStateAction>>>;
 type Webhook = WebhookState["webhook"];
 type Delivery = WebhookState["deliveries"][number];
-
-/** The circuit breaker in words: open when it paused the endpoint after repeated failures. */
-export function breakerState(w: Pick<Webhook, "autoPaused">): "open" | "closed" {
-  return w.autoPaused ? "open" : "closed";
-}
 
 /** The delivery rate limit input's rules (the API's bounds) and words, shared by the create and edit forms. */
 const rateInput = {
@@ -183,6 +179,7 @@ export function CreateWebhookForm({
               ? create.failure
               : null
           }
+          beside={create.failure}
         />
         <Button pending={create.isPending}>Create webhook</Button>
       </form>
@@ -287,7 +284,7 @@ export function WebhookLive({
   const remove = useAction(deleteWebhookAction, { refresh: false, onSuccess: () => router.push("/webhooks") });
   const w = state.data.webhook;
   const deliveries = state.data.deliveries;
-  const breaker = breakerState(w);
+  const health = webhookHealth(w, breakerThreshold, deliveries);
   const failure =
     test.failure ?? pause.failure ?? resume.failure ?? rotate.failure ?? redrive.failure ?? remove.failure;
   /** Runs one action with a clean slate: the previous outcome and errors are cleared. */
@@ -310,13 +307,19 @@ export function WebhookLive({
           ["Status", <StatusBadge key="s" status={w.status} />],
           [
             "Circuit breaker",
-            <span key="b" className="flex flex-wrap items-center gap-2">
-              <StatusBadge status={breaker} />
-              <span className="text-zinc-700 dark:text-zinc-300">
-                {breaker === "open"
-                  ? "Paused after repeated delivery failures; resume to close it."
-                  : "Deliveries flow."}
+            <span key="b" className="block space-y-1" data-testid="webhook-health">
+              <span className="flex flex-wrap items-center gap-2">
+                <Badge tone={health.state === "open" ? "red" : health.state === "failing" ? "yellow" : "green"}>
+                  {health.state === "open" ? "open" : health.state === "failing" ? "failing" : "closed"}
+                </Badge>
+                <span className="text-zinc-700 dark:text-zinc-300">{health.text}</span>
               </span>
+              {health.lastError ? (
+                <span className="block text-zinc-700 dark:text-zinc-300">
+                  Last error (<Time value={health.lastError.at} />
+                  ): <span className="break-words">{health.lastError.text}</span>
+                </span>
+              ) : null}
             </span>,
           ],
           ["Consecutive failures", `${w.consecutiveFailures} (the breaker opens at ${breakerThreshold})`],
@@ -503,6 +506,7 @@ function RateLimitForm({
       </Button>
       <FormError
         failure={save.failure && hasFormLevelError(save.failure.fields, ["rateLimitPerSecond"]) ? save.failure : null}
+        beside={save.failure}
       />
     </form>
   );

@@ -10,29 +10,30 @@ import {
   updateContactAction,
   updateHandleAction,
 } from "@/lib/console/actions/contacts";
+import { HANDLE_KINDS, type HandleKind, handleExample } from "@/lib/channels/definitions";
 import { updateContact } from "@/lib/contacts/contracts";
-import { Button, Field, FormError, Select, TextArea, useAction } from "../form";
+import { Button, Field, FormError, LogEntryLink, Select, TextArea, useAction } from "../form";
 import { inputRules } from "../contract-input";
 import { formLevel } from "../messaging/errors";
 import { ErrorNotice } from "../ui";
 import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
+import { channelLabel } from "@/lib/console/labels";
 
-/** The channels a handle can be added for here; postal handles need an address form (the API takes them). */
-export const FORM_CHANNELS = ["email", "a2a", "sms", "phone", "telegram", "slack"] as const;
-const VALUE_HINT: Record<(typeof FORM_CHANNELS)[number], string> = {
-  email: "ada@example.com",
-  a2a: "agent@svc.localhost",
-  sms: "+14155550100",
-  phone: "+14155550100",
-  telegram: "@username",
-  slack: "U012ABCDEF",
-};
+type FormChannel = HandleKind;
+/**
+ * The handle kinds a handle can be added for here (`HANDLE_KINDS`, from the channel registry): those
+ * with a one-line value; postal handles need an address form (the API takes them).
+ */
+export const FORM_CHANNELS = HANDLE_KINDS.filter((k) => handleExample(k) !== null);
+const VALUE_HINT = (kind: FormChannel) => handleExample(kind) ?? "";
+/** The first kind of the form: the first channel's. */
+const FIRST_KIND: FormChannel = HANDLE_KINDS[0];
 
 /** A new contact with an optional first handle (primary); opens the contact. */
 export function NewContactForm() {
   const router = useRouter();
-  const [channel, setChannel] = useState<(typeof FORM_CHANNELS)[number]>("email");
+  const [channel, setChannel] = useState<FormChannel>(FIRST_KIND);
   const create = useAction(createContactAction, {
     refresh: false,
     onSuccess: (data) => router.push(`/contacts/${data.id}`),
@@ -80,11 +81,11 @@ export function NewContactForm() {
         label="First handle's channel"
         name="channel"
         value={channel}
-        onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}
+        onChange={(e) => setChannel(e.currentTarget.value as FormChannel)}
       >
         {FORM_CHANNELS.map((c) => (
           <option key={c} value={c}>
-            {c}
+            {channelLabel(c)}
           </option>
         ))}
       </Select>
@@ -93,7 +94,7 @@ export function NewContactForm() {
           label="First handle (optional)"
           name="value"
           maxLength={500}
-          placeholder={VALUE_HINT[channel]}
+          placeholder={VALUE_HINT(channel)}
           error={handleError}
         />
       </div>
@@ -166,7 +167,7 @@ export function EditContactForm({
         ) : null}
       </div>
       <div className="sm:col-span-2">
-        <FormError failure={formLevel(update.failure, ["displayName", "alias", "info"])} />
+        <FormError failure={formLevel(update.failure, ["displayName", "alias", "info"])} beside={update.failure} />
       </div>
     </form>
   );
@@ -174,7 +175,7 @@ export function EditContactForm({
 
 /** Adds a handle to a contact. */
 export function AddHandleForm({ contactId }: { contactId: string }) {
-  const [channel, setChannel] = useState<(typeof FORM_CHANNELS)[number]>("email");
+  const [channel, setChannel] = useState<FormChannel>(FIRST_KIND);
   const add = useAction(addHandleAction);
   return (
     <form
@@ -203,11 +204,11 @@ export function AddHandleForm({ contactId }: { contactId: string }) {
         label="Channel"
         name="channel"
         value={channel}
-        onChange={(e) => setChannel(e.currentTarget.value as (typeof FORM_CHANNELS)[number])}
+        onChange={(e) => setChannel(e.currentTarget.value as FormChannel)}
       >
         {FORM_CHANNELS.map((c) => (
           <option key={c} value={c}>
-            {c}
+            {channelLabel(c)}
           </option>
         ))}
       </Select>
@@ -216,12 +217,12 @@ export function AddHandleForm({ contactId }: { contactId: string }) {
         name="value"
         required
         maxLength={500}
-        placeholder={VALUE_HINT[channel]}
+        placeholder={VALUE_HINT(channel)}
         error={add.fieldError("value")}
       />
       <Field label="Label (optional)" name="label" maxLength={100} placeholder="work" error={add.fieldError("label")} />
       <label className="flex items-center gap-2 text-sm sm:col-span-3">
-        <input type="checkbox" name="isPrimary" value="true" /> Make it the primary {channel} handle
+        <input type="checkbox" name="isPrimary" value="true" /> Make it the primary {channelLabel(channel)} handle
       </label>
       <div className="space-y-3 sm:col-span-3">
         <Button pending={add.isPending}>Add handle</Button>
@@ -256,7 +257,7 @@ export function HandleActions({
           variant="secondary"
           pending={primary.isPending}
           onClick={() => primary.mutate({ contactRef: contactId, handleId, isPrimary: true })}
-          aria-label={`Make ${value} primary`}
+          aria-label={`Make primary: ${value}`}
         >
           Make primary
         </Button>
@@ -271,7 +272,12 @@ export function HandleActions({
         confirmLabel="Remove handle"
         onConfirm={() => remove.mutate({ contactRef: contactId, handleId })}
       />
-      {failure ? <ErrorNotice>{failure.message}</ErrorNotice> : null}
+      {failure ? (
+        <ErrorNotice>
+          {failure.message}
+          <LogEntryLink failure={failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }
@@ -291,7 +297,12 @@ export function DeleteContactButton({ contactId, name }: { contactId: string; na
         typeToConfirm={name}
         onConfirm={() => remove.mutate({ contactRef: contactId })}
       />
-      {remove.failure ? <ErrorNotice>{remove.failure.message}</ErrorNotice> : null}
+      {remove.failure ? (
+        <ErrorNotice>
+          {remove.failure.message}
+          <LogEntryLink failure={remove.failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }

@@ -16,6 +16,7 @@ import { errorFor, formLevel } from "./errors";
 import { inputRules } from "@/components/console/contract-input";
 import { createInboxBody } from "@/lib/inboxes/contracts";
 import { sendMessageBody } from "@/lib/messages/contracts";
+import { INBOX_MODE_NOTE, INBOX_MODE_OPTIONS } from "@/lib/console/labels";
 
 /** A domain the create form offers. */
 export interface DomainOption {
@@ -85,7 +86,7 @@ export function CreateInboxForm({ domains }: { domains: DomainOption[] }) {
         ) : null}
       </div>
       <div className="md:col-span-3">
-        <FormError failure={formLevel(failure, ["localPart", "address", "domain", "displayName"])} />
+        <FormError failure={formLevel(failure, ["localPart", "address", "domain", "displayName"])} beside={failure} />
       </div>
     </form>
   );
@@ -132,10 +133,18 @@ export function InboxSettingsForm({ inbox }: { inbox: InboxSettings }) {
         hint="Optional name of the agent that handles this inbox."
         error={errorFor(failure, "agent")}
       />
-      <Select label="Mode" name="mode" defaultValue={inbox.mode} error={errorFor(failure, "mode")}>
-        <option value="agent">agent</option>
-        <option value="human">human</option>
-        <option value="hybrid">hybrid</option>
+      <Select
+        label="Mode"
+        name="mode"
+        defaultValue={inbox.mode}
+        hint={INBOX_MODE_NOTE}
+        error={errorFor(failure, "mode")}
+      >
+        {INBOX_MODE_OPTIONS.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}: {o.description}
+          </option>
+        ))}
       </Select>
       <Select
         label="Status"
@@ -156,7 +165,7 @@ export function InboxSettingsForm({ inbox }: { inbox: InboxSettings }) {
         ) : null}
       </div>
       <div className="sm:col-span-2">
-        <FormError failure={formLevel(failure, ["displayName", "agent", "mode", "status"])} />
+        <FormError failure={formLevel(failure, ["displayName", "agent", "mode", "status"])} beside={failure} />
       </div>
     </form>
   );
@@ -297,7 +306,7 @@ export function ComposeForm({ inboxId, from }: { inboxId: string; from: string }
         <span className="text-xs text-zinc-600 dark:text-zinc-400">From {from}</span>
       </div>
       <div aria-live="polite">{sent ? <SendNotice sent={sent} /> : null}</div>
-      <FormError failure={formLevel(failure, ["to", "cc", "bcc", "subject", "text"])} />
+      <FormError failure={formLevel(failure, ["to", "cc", "bcc", "subject", "text"])} beside={failure} />
     </form>
   );
 }

@@ -1,17 +1,21 @@
 import Link from "next/link";
 import type { OperationOutput } from "@/lib/core/operation";
 import type { getThread } from "@/lib/messages/operations";
-import { Badge, StatusBadge, Time } from "../ui";
+import { Badge, DeliveryStatusBadge, Time } from "../ui";
+import { messageMoment } from "@/lib/console/message-status";
 import { AttachmentList } from "./attachments";
 import { formatAddresses, formatSender } from "./format";
 import { MessageBody } from "./message-body";
+import { ChannelFacts, type MessageTap } from "./channel-facts";
+import { channelLabel, channelPresentation } from "@/lib/console/labels";
 
 /** One message of a conversation, with its bodies and attachments. */
 export type ConversationMessage = NonNullable<OperationOutput<typeof getThread>["thread"]["messages"]>[number];
 
 /** A message in the conversation view: who, to whom, when, its status, body and attachments. */
-export function MessageCard({ message }: { message: ConversationMessage }) {
+export function MessageCard({ message, taps = [] }: { message: ConversationMessage; taps?: MessageTap[] }) {
   const sender = formatSender(message.from);
+  const moment = messageMoment(message);
   return (
     <article
       aria-labelledby={`msg-${message.id}`}
@@ -28,9 +32,12 @@ export function MessageCard({ message }: { message: ConversationMessage }) {
           </p>
         </div>
         <div className="flex flex-wrap items-center gap-2 text-sm">
+          <Badge>{channelLabel(message.channel)}</Badge>
           <Badge tone={message.direction === "inbound" ? "blue" : "gray"}>{message.direction}</Badge>
-          <StatusBadge status={message.status} />
-          <Time value={message.createdAt} />
+          <DeliveryStatusBadge status={message.deliveryStatus} />
+          <span>
+            {moment.label} <Time value={moment.at} />
+          </span>
           <Link className="link" href={`/messages/${message.id}`}>
             Message details
           </Link>
@@ -38,6 +45,11 @@ export function MessageCard({ message }: { message: ConversationMessage }) {
       </header>
       <MessageBody html={message.htmlBody} text={message.textBody} from={message.from.address} />
       <AttachmentList attachments={message.attachments ?? []} />
+      <ChannelFacts
+        id={message.id}
+        presentation={channelPresentation(message.channel, message.channelMetadata)}
+        taps={taps}
+      />
     </article>
   );
 }

@@ -68,7 +68,7 @@ export function ReplyForm({ threadId, from, to }: { threadId: string; from: stri
           </Link>
         </p>
       ) : null}
-      <FormError failure={complained ? null : formLevel(reply.failure, ["text"])} />
+      <FormError failure={complained ? null : formLevel(reply.failure, ["text"])} beside={reply.failure} />
     </form>
   );
 }

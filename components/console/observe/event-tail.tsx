@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { StreamEntry, TailPage } from "@/lib/console/events-tail";
+import { eventSummary, shortId } from "@/lib/console/event-summary";
+import { CopyButton } from "../copy-button";
 import { Button } from "../form";
 import { EmptyState, ErrorNotice, Mono, Table, Td, Time } from "../ui";
 import { JsonDetails } from "./json-details";
@@ -108,26 +110,40 @@ const LABEL: Record<EventLink["kind"], string> = {
 
 export function EventRow({ event }: { event: StreamEntry }) {
   const links = eventLinks(event);
+  const summary = eventSummary(event.type, event.data);
   return (
     <tr data-testid="event-row" data-event-id={event.eventId}>
       <Td>
         <Mono>{event.type}</Mono>
+        <span className="mt-1 flex flex-wrap items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400">
+          <span className="font-mono" title={event.eventId} data-testid="event-id">
+            {shortId(event.eventId)}
+          </span>
+          <CopyButton value={event.eventId} label="Copy id" />
+        </span>
       </Td>
       <Td>
         <Time value={event.occurredAt} />
       </Td>
-      <Td>
+      <Td className="max-w-sm">
+        {summary.title || summary.detail ? (
+          <p className="text-sm break-words" data-testid="event-summary">
+            {summary.title ? <span className="font-medium">{summary.title}</span> : null}
+            {summary.title && summary.detail ? " " : null}
+            {summary.detail ? <span className="text-zinc-700 dark:text-zinc-300">{summary.detail}</span> : null}
+          </p>
+        ) : null}
         {links.length > 0 ? (
           <ul className="space-y-0.5 text-sm" aria-label="Concerns">
             {links.map((l) => (
               <li key={l.kind}>
                 <Link className="link" href={l.href} title={l.id}>
-                  {LABEL[l.kind]} <span className="font-mono text-xs">{l.id.slice(0, 8)}</span>
+                  {LABEL[l.kind]} <span className="font-mono text-xs">{shortId(l.id)}</span>
                 </Link>
               </li>
             ))}
           </ul>
-        ) : (
+        ) : summary.title || summary.detail ? null : (
           <span className="text-zinc-600 dark:text-zinc-400">—</span>
         )}
       </Td>
@@ -253,7 +269,7 @@ export function EventTail({
           }
         />
       ) : (
-        <Table head={["Type", "Time", "Concerns", "Stream / seq", "Data"]} caption="Events, newest first">
+        <Table head={["Type and id", "Time", "Concerns", "Stream / seq", "Data"]} caption="Events, newest first">
           {events.map((e) => (
             <EventRow key={e.eventId} event={e} />
           ))}

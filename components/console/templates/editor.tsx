@@ -10,7 +10,7 @@ import {
   updateTemplateAction,
 } from "@/lib/console/actions/templates";
 import { sandboxedDocument } from "../messaging/message-body";
-import { Button, Field, FormError, TextArea, useAction } from "../form";
+import { Button, Field, FormError, LogEntryLink, TextArea, useAction } from "../form";
 import { ErrorNotice } from "../ui";
 import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
@@ -417,11 +417,16 @@ export function MakeCurrentButton({ templateId, version }: { templateId: string;
         variant="secondary"
         pending={update.isPending}
         onClick={() => update.mutate({ idOrSlug: templateId, currentVersion: version })}
-        aria-label={`Make version ${version} current`}
+        aria-label={`Make current: version ${version}`}
       >
         Make current
       </Button>
-      {update.failure ? <ErrorNotice>{update.failure.message}</ErrorNotice> : null}
+      {update.failure ? (
+        <ErrorNotice>
+          {update.failure.message}
+          <LogEntryLink failure={update.failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }
@@ -451,7 +456,12 @@ export function ArchiveButton({ templateId, name, archived }: { templateId: stri
           onConfirm={() => archive.mutate({ idOrSlug: templateId })}
         />
       )}
-      {failure ? <ErrorNotice>{failure.message}</ErrorNotice> : null}
+      {failure ? (
+        <ErrorNotice>
+          {failure.message}
+          <LogEntryLink failure={failure} />
+        </ErrorNotice>
+      ) : null}
     </span>
   );
 }

@@ -2,9 +2,9 @@
 
 import { type FormEvent, useState } from "react";
 import { BUDGET_LIMIT_MAX, budgetSetBody } from "@/lib/budgets/contracts";
-import { deleteBudgetAction, setBudgetAction } from "@/lib/console/actions/budgets";
+import { deleteBudgetAction, patchBudgetAction, setBudgetAction } from "@/lib/console/actions/budgets";
+import { changedBudgetFields, findBudget } from "@/lib/console/budget-patch";
 import { inputRules } from "../contract-input";
-import { formText } from "../form-text";
 import { ConfirmButton } from "../dialog";
 import { Button, Field, FormError, numberValue, Select, useAction } from "../form";
 
@@ -20,8 +20,10 @@ export interface BudgetLimitsValue {
   maxSpendPerDayCents: number | null;
 }
 
-/** A limit input's value for the API: empty is "no limit" (null). */
+/** A limit input's value: empty is "no limit" (null). */
 const limitValue = (data: FormData, name: string) => numberValue(data.get(name));
+/** A limit as the input's starting text. */
+const shownValue = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
 
 /** The fields that show their own error (anything else is said above the Save button). */
 const FIELDS = [
@@ -33,43 +35,56 @@ const FIELDS = [
 ];
 const numberRules = { type: "number", min: 0, max: BUDGET_LIMIT_MAX, step: 1, inputMode: "numeric" } as const;
 
+export interface ExistingBudget {
+  scope: Scope;
+  scopeId: string | null;
+  enabled: boolean;
+  limits: BudgetLimitsValue;
+}
+
 /**
- * Sets (creates or replaces) the budget of one scope: the account, an API key or an agent. Every
- * limit left empty is none; the limits are those of `PUT /v1/budgets`.
+ * Sets the budget of one scope: the account, an API key or an agent. The fields start from the
+ * budget that scope already has, and saving changes only the fields changed (the others keep their
+ * value as it is when the save arrives); a limit emptied is removed.
  */
 export function SetBudgetForm({
   keys,
   agents,
+  budgets,
 }: {
   keys: BudgetSubjectOption[] | null;
   agents: BudgetSubjectOption[] | null;
+  budgets: ExistingBudget[];
 }) {
   const [scope, setScope] = useState<Scope>("account");
-  const set = useAction(setBudgetAction);
+  const options = scope === "key" ? keys : scope === "agent" ? agents : null;
+  const [picked, setPicked] = useState<Record<Scope, string>>({ account: "", key: "", agent: "" });
+  const scopeId = scope === "account" ? null : picked[scope] || options?.[0]?.id || "";
+  const set = useAction(patchBudgetAction);
   const [saved, setSaved] = useState<string | null>(null);
   const err = (name: string) => set.fieldError(name);
-  const options = scope === "key" ? keys : scope === "agent" ? agents : null;
+  const current = findBudget(budgets, scope, scopeId);
   const onSubmit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const form = e.currentTarget;
-    const data = new FormData(form);
-    const scopeId = formText(data)("scopeId");
+    const data = new FormData(e.currentTarget);
     setSaved(null);
-    set.mutate(
-      {
-        scope,
-        ...(scope === "account" ? {} : { scopeId: scopeId || null }),
-        enabled: data.get("enabled") === "on",
-        limits: {
-          maxSendsPerDay: limitValue(data, "maxSendsPerDay"),
-          maxNewRecipientsPerHour: limitValue(data, "maxNewRecipientsPerHour"),
-          hardStopOnComplaint: data.get("hardStopOnComplaint") === "on" ? true : null,
-          ...(scope === "account" ? { maxSpendPerDayCents: limitValue(data, "maxSpendPerDayCents") } : {}),
-        },
+    const changed = changedBudgetFields(current, {
+      enabled: data.get("enabled") === "on",
+      limits: {
+        maxSendsPerDay: limitValue(data, "maxSendsPerDay"),
+        maxNewRecipientsPerHour: limitValue(data, "maxNewRecipientsPerHour"),
+        hardStopOnComplaint: data.get("hardStopOnComplaint") === "on" ? true : null,
+        ...(scope === "account" ? { maxSpendPerDayCents: limitValue(data, "maxSpendPerDayCents") } : {}),
       },
+    });
+    set.mutate(
+      { scope, ...(scope === "account" ? {} : { scopeId: scopeId || null }), ...changed },
       { onSuccess: () => setSaved(scope === "account" ? "Saved the account's budget." : `Saved the ${scope} budget.`) },
     );
   };
+  const setPick = (value: string) => setPicked((p) => ({ ...p, [scope]: value }));
+  // The limit fields start again from the chosen budget when the scope or subject changes (and after a save).
+  const fieldsKey = `${scope}:${scopeId ?? ""}:${current ? JSON.stringify([current.enabled, current.limits]) : "new"}`;
   return (
     <form aria-label="Set a budget" noValidate onSubmit={onSubmit} className="space-y-3">
       <Select
@@ -90,6 +105,8 @@ export function SetBudgetForm({
             label={scope === "key" ? "API key" : "Agent"}
             name="scopeId"
             required
+            value={scopeId ?? ""}
+            onChange={(e) => setPick(e.target.value)}
             error={err("scopeId")}
           >
             {options.map((o) => (
@@ -105,41 +122,59 @@ export function SetBudgetForm({
             name="scopeId"
             {...inputRules(budgetSetBody, "scopeId")}
             required
+            value={scopeId ?? ""}
+            onChange={(e) => setPick(e.target.value)}
             error={err("scopeId")}
           />
         )
       ) : null}
-      <div className="grid gap-3 sm:grid-cols-2">
-        <Field
-          label="Recipients per day (rolling 24 hours)"
-          name="maxSendsPerDay"
-          {...numberRules}
-          hint="Empty: no limit. 0 refuses every send."
-          error={err("limits.maxSendsPerDay")}
-        />
-        <Field
-          label="Recipients per hour"
-          name="maxNewRecipientsPerHour"
-          {...numberRules}
-          hint="Every recipient of each send counts."
-          error={err("limits.maxNewRecipientsPerHour")}
-        />
-        {scope === "account" ? (
+      <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="budget-form-state">
+        {current
+          ? "Editing the budget this scope has: the fields show its limits now. Saving changes only the fields you change; the others keep their value."
+          : "This scope has no budget yet: saving creates one with the limits you fill in."}
+      </p>
+      <div key={fieldsKey} className="space-y-3">
+        <div className="grid gap-3 sm:grid-cols-2">
           <Field
-            label="Paid spend per day (US cents)"
-            name="maxSpendPerDayCents"
+            label="Recipients per day (rolling 24 hours)"
+            name="maxSendsPerDay"
             {...numberRules}
-            hint="Letters and calls; 0 blocks every paid send."
-            error={err("limits.maxSpendPerDayCents")}
+            defaultValue={shownValue(current?.limits.maxSendsPerDay)}
+            hint="Empty: no limit. 0 refuses every send."
+            error={err("limits.maxSendsPerDay")}
           />
-        ) : null}
+          <Field
+            label="Recipients per hour"
+            name="maxNewRecipientsPerHour"
+            {...numberRules}
+            defaultValue={shownValue(current?.limits.maxNewRecipientsPerHour)}
+            hint="Every recipient of each send counts."
+            error={err("limits.maxNewRecipientsPerHour")}
+          />
+          {scope === "account" ? (
+            <Field
+              label="Paid spend per day (US cents)"
+              name="maxSpendPerDayCents"
+              {...numberRules}
+              defaultValue={shownValue(current?.limits.maxSpendPerDayCents)}
+              hint="Letters and calls; 0 blocks every paid send."
+              error={err("limits.maxSpendPerDayCents")}
+            />
+          ) : null}
+        </div>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="hardStopOnComplaint"
+            defaultChecked={current?.limits.hardStopOnComplaint === true}
+          />{" "}
+          Refuse every send once the account has a complaint
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" name="enabled" defaultChecked={current ? current.enabled : true} /> Enforced (a
+          disabled budget only shows usage)
+        </label>
       </div>
-      <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" name="hardStopOnComplaint" /> Refuse every send once the account has a complaint
-      </label>
-      <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" name="enabled" defaultChecked /> Enforced (a disabled budget only shows usage)
-      </label>
       <FormError failure={set.failure && !FIELDS.some((f) => set.failure?.fields[f]) ? set.failure : null} />
       {saved ? (
         <p role="status" className="text-sm text-emerald-800 dark:text-emerald-300">

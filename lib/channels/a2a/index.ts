@@ -1,13 +1,17 @@
 import { invalidRequest } from "@/lib/core/errors";
-import { defineChannel } from "../types";
+import { mailAddress, mailMessageKey, mailThreadOptions } from "../email";
+import { mailboxUnavailable, mailOutcomeMetadata } from "../email/outcomes";
+import { defineChannel } from "../port";
 import { a2aDefinition } from "./definition";
 
 /**
  * Agent-to-agent: every recipient an inbox of this service, delivered in the send's own
- * transaction (nothing leaves the process), with a receipt id both sides share.
+ * transaction (nothing leaves the process), with a receipt id both sides share. Its messages are
+ * mail-shaped (addresses, Message-IDs), so it shares email's addressing and threading.
  */
 export const a2a = defineChannel({
   ...a2aDefinition,
+  address: mailAddress,
   validate(s) {
     const external = s.recipients.filter((a) => !s.internal.has(a));
     if (external.length > 0)
@@ -15,8 +19,10 @@ export const a2a = defineChannel({
     const unavailable = [...s.internal.values()].find((i) => i.status !== "active");
     if (unavailable)
       throw invalidRequest(`The inbox ${unavailable.address} is ${unavailable.status} and does not receive.`, "to");
-    if (s.input.sendAt) throw invalidRequest("a2a messages are delivered at once; they cannot be scheduled.", "sendAt");
+    if (s.scheduled) throw invalidRequest("a2a messages are delivered at once; they cannot be scheduled.", "sendAt");
   },
+  messageKey: mailMessageKey,
+  threadOptions: mailThreadOptions,
   compose: () => Promise.reject(new Error("a2a has no external recipients")),
   deliver: null,
   // Every recipient an inbox of this service: a2a before email.
@@ -32,5 +38,11 @@ export const a2a = defineChannel({
     provenanceVerified: provenance !== null && provenanceVerified,
     senderInboxId,
   }),
+  outcomeMetadata: mailOutcomeMetadata,
+  // A paused or deleted inbox bounces a2a like mail (the same events and details).
+  unavailable: mailboxUnavailable,
+  providers: [],
+  providerEvent: null,
+  // Nothing arrives from outside: an a2a message is stored in its recipients' inboxes by the send.
   receive: null,
 });

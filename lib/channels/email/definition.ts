@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineChannelDefinition } from "../definition";
+import { mailOptions } from "../fields";
 
 /**
  * The email channel's public `channelMetadata`: what a caller may see. Inbound mail carries the
@@ -50,10 +51,36 @@ export const emailMetadataSchema = z.object({
     ),
 });
 
+const address = z.email();
+
 export const emailDefinition = defineChannelDefinition({
   id: "email",
   label: "Email",
   metadata: emailMetadataSchema,
   inSendResponse: false,
   badge: null,
+  // DMARC pass means the From domain is aligned with SPF or DKIM; an internal copy is an inbox's own send.
+  senderAuth: (m) =>
+    m.internal === true || typeof m.senderInboxId === "string"
+      ? "authenticated"
+      : m.dmarc === "pass"
+        ? "authenticated"
+        : m.dmarc === "fail"
+          ? "failed"
+          : "unknown",
+  options: mailOptions,
+  handleKinds: ["email", "a2a"],
+  handle: {
+    normalize: (value) => (address.safeParse(value.trim()).success ? value.trim().toLowerCase() : null),
+    hint: "Enter an email address for an email handle.",
+    example: "ada@example.com",
+  },
+  connection: {
+    label: "Email address",
+    none: "No address",
+    connect: {
+      kind: "address",
+      note: "Given when the inbox is created; agent-to-agent messages use it too.",
+    },
+  },
 });

@@ -4,7 +4,7 @@ import { cookies } from "next/headers";
 import { setPassword } from "@/lib/account/operations";
 import { runAction } from "@/lib/console/action";
 import { ORG_COOKIE } from "@/lib/console/context";
-import { deleteOrganization } from "@/lib/organizations/operations";
+import { deleteOrganization, renameOrganization } from "@/lib/organizations/operations";
 
 /** Sets or changes the signed-in user's own password. */
 export async function setPasswordAction(input: unknown) {
@@ -19,4 +19,9 @@ export async function deleteOrganizationAction(input: unknown) {
       return data;
     },
   });
+}
+
+/** Renames the current organization (owners and admins). */
+export async function renameOrganizationAction(input: unknown) {
+  return runAction(renameOrganization, input, { labels: { name: "organization name" } });
 }

@@ -1,6 +1,7 @@
 import type { AgentRow } from "@/lib/agents/agent";
 import type { SendBudgetPlan } from "@/lib/budgets/enforce";
-import type { ChannelAdapter } from "@/lib/channels/types";
+import type { ChannelId } from "@/lib/channels/definitions";
+import type { ChannelAdapter } from "@/lib/channels/port";
 import type { InboxRow } from "@/lib/inboxes/service";
 import type { Principal } from "@/lib/auth/principal";
 import type { SendMessageInput } from "../contracts";
@@ -47,7 +48,7 @@ export interface ResolvedSend extends ValidatedRequest {
   internal: Map<string, InboxRow>;
   inReplyTo: string | null;
   references: string[];
-  channel: ChannelAdapter;
+  channel: ChannelAdapter<ChannelId>;
   /** The contact the request named with `contactId`, stored on the message; null otherwise. */
   contactId: string | null;
 }

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { refuseForeignOptions } from "@/lib/channels";
 import type { Db, DbOrTx } from "@/db";
 import { suppressions } from "@/db/schema";
 import { mayUseInbox, type Principal } from "@/lib/auth/principal";
@@ -91,7 +92,8 @@ export async function applyPolicy(
   const agent = await sendingAgent(db, r, opts.agentId);
   // The agent's reputation: quarantined → 403, throttled → sends per hour capped (429).
   if (agent) await refuseByReputation(db, agent);
-  r.channel.validate(r);
+  refuseForeignOptions(r.channel, r.input);
+  r.channel.validate({ recipients: r.recipients, internal: r.internal, scheduled: Boolean(r.input.sendAt) });
   const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     const recipients = warnings.map((w) => w.recipient);

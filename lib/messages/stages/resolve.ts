@@ -1,59 +1,111 @@
 import { and, eq } from "drizzle-orm";
-import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import { messages } from "@/db/schema";
 import type { Principal } from "@/lib/auth/principal";
-import { channelAdapter, defaultChannel } from "@/lib/channels";
+import { type ChannelAdapter, CHANNELS_BY_DEFAULT, channelAdapter, DEFAULT_HANDLE_KINDS } from "@/lib/channels";
 import { invalidRequest, notFound } from "@/lib/core/errors";
 import { contactAddress, isContactRef } from "@/lib/contacts/addressing";
 import type { HandleChannel } from "@/lib/contacts/handles";
+import { connectionsOf } from "@/lib/inboxes/connections";
 import { findInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
-import { angleBrackets } from "../mime";
 import type { ResolvedSend, ValidatedRequest } from "./draft";
 
 const asList = (r: string | string[] | undefined): string[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
-const emailSchema = z.email();
 const MAX_RECIPIENTS = 50;
 
+/** A recipient as the request gave it (a contact reference already its handle's value), and where it sits. */
+interface GivenRecipient {
+  field: "to" | "cc" | "bcc";
+  param: string;
+  value: string;
+}
+
 /**
- * One recipient field as addresses: an address as given (normalized), a contact reference
- * (`@alias`, `contact:<id>`, `@me`) as its address for `channels` (lib/contacts).
+ * One recipient field as given: an address as written, a contact reference (`@alias`,
+ * `contact:<id>`, `@me`) as its handle's value for `channels` (lib/contacts). Not validated here:
+ * the chosen channel's address schema does that (`chooseChannel`).
  */
 export async function recipientsOf(
   db: DbOrTx,
   orgId: string,
   field: "to" | "cc" | "bcc",
   value: string | string[] | undefined,
-  channels: HandleChannel[],
-): Promise<string[]> {
+  channels: readonly string[],
+): Promise<GivenRecipient[]> {
   const list = asList(value);
-  const out: string[] = [];
+  const out: GivenRecipient[] = [];
   for (const [i, raw] of list.entries()) {
     const param = Array.isArray(value) ? `${field}[${i}]` : field;
-    if (isContactRef(raw)) {
-      out.push((await contactAddress(db, orgId, raw, channels, param)).address);
-      continue;
-    }
-    const address = raw.trim().toLowerCase();
-    if (!emailSchema.safeParse(address).success) throw invalidRequest(`"${raw}" is not a valid email address.`, param);
-    out.push(address);
+    out.push({
+      field,
+      param,
+      value: isContactRef(raw)
+        ? (await contactAddress(db, orgId, raw, channels as HandleChannel[], param)).address
+        : raw,
+    });
   }
   return out;
 }
 
-/** Which contact handles stand for an address in a send: the requested channel's first, then email's. */
-function handleChannels(channel: string | undefined): HandleChannel[] {
-  return channel === "a2a" ? ["a2a", "email"] : ["email", "a2a"];
+/**
+ * The channel and the recipients in its normal form: the named channel (its address schema must
+ * take every recipient, else 400 naming it), or the auto rule — the highest-ranked channel whose
+ * address schema takes every recipient and whose `byDefault` takes the send (a2a when every
+ * recipient is an inbox of this service, else email). One lookup of the service's inboxes per
+ * distinct normal form (one for email and a2a, which share it).
+ */
+async function chooseChannel(
+  db: DbOrTx,
+  named: string | undefined,
+  given: GivenRecipient[],
+  senderInboxId: string,
+): Promise<{
+  channel: ChannelAdapter;
+  lists: Record<GivenRecipient["field"], string[]>;
+  internal: Map<string, InboxRow>;
+}> {
+  const candidates = named ? [channelAdapter(named)] : CHANNELS_BY_DEFAULT;
+  const looked = new Map<string, Map<string, InboxRow>>();
+  // The channels the sending inbox is connected on, read once when the auto rule runs.
+  const senderChannels = named
+    ? []
+    : [...new Set((await connectionsOf(db, senderInboxId)).filter((c) => c.status === "active").map((c) => c.channel))];
+  for (const [i, channel] of candidates.entries()) {
+    const last = i === candidates.length - 1;
+    const lists: Record<GivenRecipient["field"], string[]> = { to: [], cc: [], bcc: [] };
+    let refused: { message: string; param: string } | null = null;
+    for (const g of given) {
+      const a = channel.address(g.value);
+      if (!a.ok) {
+        refused = { message: a.message, param: g.param };
+        break;
+      }
+      lists[g.field].push(a.address);
+    }
+    if (refused) {
+      if (last) throw invalidRequest(refused.message, refused.param);
+      continue;
+    }
+    const recipients = [...new Set([...lists.to, ...lists.cc, ...lists.bcc])];
+    if (recipients.length > MAX_RECIPIENTS)
+      throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
+    const key = recipients.join("\n");
+    const internal = looked.get(key) ?? (await inboxesByAddress(db, recipients));
+    looked.set(key, internal);
+    if (named || last || channel.byDefault?.takes({ recipients, internal, senderChannels }))
+      return { channel, lists, internal };
+  }
+  throw new Error("no channel takes these recipients");
 }
 
-/** In-Reply-To and References, from the request or from the message `replyToMessageId` names. */
+/** The thread the request names: its options' (the channel's thread options) or the message `replyToMessageId` names. */
 async function threadHeaders(
   db: DbOrTx,
   orgId: string,
   input: ValidatedRequest["input"],
+  channel: ChannelAdapter,
 ): Promise<{ inReplyTo: string | null; references: string[] }> {
-  let inReplyTo = input.inReplyTo ? angleBrackets(input.inReplyTo) : null;
-  let references = (input.references ?? []).map(angleBrackets);
+  let { inReplyTo, references } = channel.threadOptions(input);
   if (input.replyToMessageId) {
     const [parent] = await db
       .select()
@@ -71,8 +123,8 @@ async function threadHeaders(
 }
 
 /**
- * Stage 2: the sending inbox, the recipients and which of them are inboxes of this service, the
- * thread headers, and the channel (the request's, else the one that fits the recipients).
+ * Stage 2: the sending inbox, the channel (the request's, else the one that fits the recipients),
+ * the recipients in its normal form and which of them are inboxes of this service, the thread.
  */
 export async function resolveSend(
   db: DbOrTx,
@@ -82,34 +134,30 @@ export async function resolveSend(
 ): Promise<ResolvedSend> {
   const from = inbox ?? (await findInbox(db, principal, v.input.inboxId));
   const orgId = principal.orgId;
-  const channels = handleChannels(v.input.channel);
-  const to = await recipientsOf(db, orgId, "to", v.input.to, channels);
+  const kinds = v.input.channel ? channelAdapter(v.input.channel).handleKinds : DEFAULT_HANDLE_KINDS;
+  const given = await recipientsOf(db, orgId, "to", v.input.to, kinds);
   const named = v.input.contactId
     ? await contactAddress(
         db,
         orgId,
         isContactRef(v.input.contactId) ? v.input.contactId : `contact:${v.input.contactId}`,
-        channels,
+        kinds as HandleChannel[],
         "contactId",
       )
     : null;
-  if (named) to.push(named.address);
-  const cc = await recipientsOf(db, orgId, "cc", v.input.cc, channels);
-  const bcc = await recipientsOf(db, orgId, "bcc", v.input.bcc, channels);
-  const recipients = [...new Set([...to, ...cc, ...bcc])];
-  if (recipients.length > MAX_RECIPIENTS)
-    throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
-  const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input);
-  const internal = await inboxesByAddress(db, recipients);
-  const channel = v.input.channel ? channelAdapter(v.input.channel) : defaultChannel({ recipients, internal });
+  if (named) given.push({ field: "to", param: "contactId", value: named.address });
+  given.push(...(await recipientsOf(db, orgId, "cc", v.input.cc, kinds)));
+  given.push(...(await recipientsOf(db, orgId, "bcc", v.input.bcc, kinds)));
+  const { channel, lists, internal } = await chooseChannel(db, v.input.channel, given, from.id);
+  const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input, channel);
   return {
     ...v,
     principal,
     inbox: from,
-    to,
-    cc,
-    bcc,
-    recipients,
+    to: lists.to,
+    cc: lists.cc,
+    bcc: lists.bcc,
+    recipients: [...new Set([...lists.to, ...lists.cc, ...lists.bcc])],
     internal,
     inReplyTo,
     references,

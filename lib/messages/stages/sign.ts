@@ -1,10 +1,37 @@
+import { ApiError } from "@/lib/core/errors";
 import type { DbOrTx } from "@/db";
 import { deliveredContent, signAsAgent, agentSigner } from "@/lib/agents/signing";
 import { agentPublicId } from "@/lib/agents/agent";
 import { uuidv7 } from "@/db/ids";
 import { log } from "@/lib/log";
-import { newMessageId } from "../mime";
+import { senderOf } from "@/lib/channels";
+import type { OutboundDraft } from "@/lib/channels/port";
 import type { AttachedSend, SignedSend } from "./draft";
+
+/** The send as its channel sees it (the port's neutral draft). */
+export function outboundDraft(s: SignedSend): OutboundDraft {
+  // The channel's own request options (its definition's `options`), as the request gave them.
+  const input = s.input as Record<string, unknown>;
+  const own = Object.keys(s.channel.options.shape).filter((k) => input[k] !== undefined);
+  return {
+    channel: s.channel.id,
+    messageId: s.messageId,
+    messageKey: s.messageIdHeader,
+    from: senderOf(s.inbox),
+    to: s.to,
+    cc: s.cc,
+    bcc: s.bcc,
+    external: s.external,
+    content: {
+      subject: s.subject,
+      text: s.text,
+      html: s.html,
+      media: s.files.map((f) => ({ filename: f.filename, contentType: f.contentType, content: f.content })),
+    },
+    thread: { inReplyTo: s.inReplyTo, references: s.references },
+    options: { ...Object.fromEntries(own.map((k) => [k, input[k]])), headers: s.headers, replyTo: s.replyTo },
+  };
+}
 
 /**
  * Stage 6: the wire form for the external recipients, signed (email: MIME with DKIM), under the
@@ -18,7 +45,7 @@ export async function signSend(
   a: AttachedSend,
   existing: { id: string; messageIdHeader: string } | null = null,
 ): Promise<SignedSend> {
-  const id = existing?.messageIdHeader ?? newMessageId(a.inbox.address.split("@")[1] ?? "localhost");
+  const id = existing?.messageIdHeader ?? a.channel.messageKey(senderOf(a.inbox));
   const external = a.recipients.filter((r) => !a.internal.has(r));
   const signed: SignedSend = {
     ...a,
@@ -32,8 +59,10 @@ export async function signSend(
   };
   let wire: Buffer | null = null;
   try {
-    if (external.length > 0) wire = await a.channel.compose(db, signed);
+    if (external.length > 0) wire = await a.channel.compose(db, outboundDraft(signed));
   } catch (err) {
+    // The channel refused the request itself (a Telegram send from an inbox without a bot): 400.
+    if (err instanceof ApiError) throw err;
     log.warn("outbound message could not be composed", {
       inboxId: a.inbox.id,
       err: err instanceof Error ? err.message : String(err),

@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { and, eq } from "drizzle-orm";
-import type { Db, DbOrTx } from "@/db";
-import { messages } from "@/db/schema";
-import { refuseOnTrip, reserveSend } from "@/lib/budgets/enforce";
-import { enqueueOutbox, newLeaseToken, type OutboxRow } from "@/lib/outbox/store";
+import { and, eq, sql } from "drizzle-orm";
+import { type Db, type DbOrTx, rowsOf } from "@/db";
+import { uuidv7 } from "@/db/ids";
+import { rowOf } from "@/db/rows";
+import { messages, outbox, sendUsage, threads } from "@/db/schema";
+import { refuseOnTrip, reserveSend, sendUsageRow } from "@/lib/budgets/enforce";
+import { enqueueOutbox, newLeaseToken, type OutboxEntry, type OutboxRow, outboxValues } from "@/lib/outbox/store";
 import { DELIVER_KIND, type DeliverPayload, unavailableBounces } from "../handoff";
 import { applyOutcomesInTx } from "../outcomes";
 import { attachToThread, type MessageRow, storeMessage } from "../store";
 import type { ApprovedSend, SignedSend } from "./draft";
+import { outboundDraft } from "./sign";
 
 export interface StoredSend {
   row: MessageRow;
@@ -54,8 +57,94 @@ export function outboundRow(s: ApprovedSend, messageIdHeader: string, idempotenc
  * when it is no longer `scheduled` (canceled, or fired by someone else).
  */
 export async function storeSend(db: Db, s: SignedSend, opts: StoreOptions): Promise<StoredSend | null> {
+  if (isPlainQueuedSend(s, opts)) return storePlainSend(db, s, opts);
   // A budget limit reached in the transaction rolls it back; the trip is recorded after (429).
   return refuseOnTrip(db, () => db.transaction((tx) => storeSendInTx(tx, s, opts)));
+}
+
+/**
+ * The common send: a new message to external recipients only, nothing attached, in a new thread
+ * (it names no earlier message), under no budget (nothing to lock and re-check), handed off by
+ * this process. Its rows are four inserts with no read between them: `storePlainSend` writes them.
+ */
+function isPlainQueuedSend(s: SignedSend, opts: StoreOptions): boolean {
+  return (
+    !opts.existing &&
+    opts.lease !== false &&
+    !opts.broadcastId &&
+    s.wire !== null &&
+    !s.error &&
+    s.internal.size === 0 &&
+    s.files.length === 0 &&
+    !s.budget.budgeted &&
+    !s.inReplyTo &&
+    s.references.length === 0
+  );
+}
+
+/**
+ * `storeSendInTx` for a plain send (`isPlainQueuedSend`) as one statement: the thread, the
+ * `queued` message, the send's usage row and its leased outbox entry are inserts in
+ * data-modifying CTEs, so they commit together without a transaction around them (one round trip
+ * instead of six: begin, four inserts, commit). The ids and timestamps are made here (as the
+ * columns' defaults would), so only the message row is read back.
+ */
+async function storePlainSend(db: Db, s: SignedSend, opts: StoreOptions): Promise<StoredSend> {
+  const now = new Date();
+  const receiptId = newReceiptId();
+  const mark = { provenance: s.provenance, provenanceVerified: s.provenanceVerified };
+  const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark, options: outboundDraft(s).options });
+  const leaseToken = newLeaseToken();
+  const threadId = uuidv7();
+  const sizeBytes = Buffer.byteLength(s.text ?? "") + Buffer.byteLength(s.html ?? "");
+  const thread = db.insert(threads).values({
+    id: threadId,
+    orgId: s.principal.orgId,
+    inboxId: s.inbox.id,
+    subject: s.subject,
+    messageCount: 1,
+    lastMessageAt: now,
+    createdAt: now,
+  });
+  const message = db
+    .insert(messages)
+    .values({
+      ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey),
+      id: s.messageId,
+      threadId,
+      sizeBytes,
+      status: "queued",
+      outcome: null,
+      channelMetadata,
+      error: null,
+      sentAt: null,
+      receivedAt: now,
+      createdAt: now,
+    })
+    .returning();
+  const usage = db.insert(sendUsage).values(sendUsageRow(s.budget, s.messageId, now));
+  const values = { id: uuidv7(), createdAt: now, ...outboxValues(deliverEntry(s, s.messageId, []), leaseToken, now) };
+  const entry: OutboxRow = { ...values, status: "pending", attempts: 0, lastError: null, doneAt: null };
+  const handoff = db.insert(outbox).values(values);
+  const [raw] = rowsOf<Record<string, unknown>>(
+    await db.execute(
+      sql`with t as (${thread.getSQL()}), u as (${usage.getSQL()}), o as (${handoff.getSQL()}), m as (${message.getSQL()}) select * from m`,
+    ),
+  );
+  if (!raw) throw new Error("message insert returned nothing");
+  return { row: rowOf(messages, raw), handoff: { entry, leaseToken }, unavailable: [] };
+}
+
+/** The outbox entry that hands a stored send's wire message to its channel after the commit. */
+function deliverEntry(s: SignedSend, messageId: string, unavailable: DeliverPayload["unavailable"]): OutboxEntry {
+  const payload: DeliverPayload = {
+    messageId,
+    messageIdHeader: s.messageIdHeader,
+    envelope: { from: s.inbox.address, to: s.external },
+    unavailable,
+    attachmentCount: s.files.length,
+  };
+  return { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: messageId, payload: { ...payload }, body: s.wire };
 }
 
 export interface StoreOptions {
@@ -73,7 +162,9 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
   const status = s.error ? "failed" : handoff ? "queued" : "sent";
   const receiptId = newReceiptId();
   const mark = { provenance: s.provenance, provenanceVerified: s.provenanceVerified };
-  const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark });
+  const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark, options: outboundDraft(s).options });
+  // Nothing leaves the process (every recipient an inbox of this service): delivered at once.
+  const outcome = status === "sent" ? ("delivered" as const) : null;
   const unavailable = [...s.internal.entries()]
     .filter(([, t]) => t.status !== "active")
     .map(([address, t]) => ({ address, status: t.status }));
@@ -83,7 +174,7 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
   if (opts.existing) {
     const [updated] = await tx
       .update(messages)
-      .set({ status, channelMetadata, error: s.error, sentAt: status === "sent" ? now : null })
+      .set({ status, outcome, channelMetadata, error: s.error, sentAt: status === "sent" ? now : null })
       .where(and(eq(messages.id, opts.existing.id), eq(messages.status, "scheduled")))
       .returning();
     if (!updated) return null;
@@ -100,6 +191,7 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
         id: s.messageId,
         broadcastId: opts.broadcastId ?? null,
         status,
+        outcome,
         channelMetadata,
         error: s.error,
         sentAt: status === "sent" ? now : null,
@@ -138,20 +230,9 @@ export async function storeSendInTx(tx: DbOrTx, s: SignedSend, opts: StoreOption
     // Nothing leaves the process: the send is final here, with the bounces of internal
     // recipients whose inbox does not receive.
     if (status === "sent" && unavailable.length > 0)
-      row = await applyOutcomesInTx(tx, row, unavailableBounces(unavailable));
+      row = await applyOutcomesInTx(tx, row, unavailableBounces(s.channel, unavailable));
     return { row, handoff: null, unavailable };
   }
-  const payload: DeliverPayload = {
-    messageId: row.id,
-    messageIdHeader: s.messageIdHeader,
-    envelope: { from: s.inbox.address, to: s.external },
-    unavailable,
-    attachmentCount: s.files.length,
-  };
-  const entry = await enqueueOutbox(
-    tx,
-    { orgId: s.principal.orgId, kind: DELIVER_KIND, subjectId: row.id, payload: { ...payload }, body: s.wire },
-    leaseToken,
-  );
+  const entry = await enqueueOutbox(tx, deliverEntry(s, row.id, unavailable), leaseToken);
   return { row, handoff: leaseToken ? { entry, leaseToken } : null, unavailable };
 }

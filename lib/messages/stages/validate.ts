@@ -1,6 +1,6 @@
 import { ApiError, invalidRequest } from "@/lib/core/errors";
 import type { SendMessageInput } from "../contracts";
-import { isReservedHeader } from "../headers";
+import { requestHeaders } from "@/lib/channels";
 import type { RequestedAttachment, ValidatedRequest } from "./draft";
 
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -9,7 +9,7 @@ const MAX_SCHEDULE_MS = 30 * 86_400_000;
 
 /**
  * The body's sources exclude each other: `template` stands alone; `react` renders the html (a `text`
- * beside it is the plain part). `buttons` are for Telegram inboxes, which this deployment has not.
+ * beside it is the plain part).
  */
 export function refuseConflictingBody(input: SendMessageInput): void {
   if (input.template) {
@@ -23,7 +23,6 @@ export function refuseConflictingBody(input: SendMessageInput): void {
   }
   if (input.react && input.html !== undefined)
     throw invalidRequest("`react` cannot be combined with `html`: the component renders the html.", "react");
-  if (input.buttons !== undefined) throw invalidRequest("`buttons` are only for Telegram inboxes.", "buttons");
 }
 
 /**
@@ -76,14 +75,9 @@ export function decodeAttachments(input: SendMessageInput): RequestedAttachment[
   });
 }
 
+/** The request's custom `headers`, checked (the message's `headers` column). */
 export function customHeaders(input: SendMessageInput): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (isReservedHeader(name)) throw invalidRequest(`The ${name} header is set by the service.`, `headers.${name}`);
-    if (/[\r\n]/.test(value)) throw invalidRequest("Header values cannot contain line breaks.", `headers.${name}`);
-    out[name] = value;
-  }
-  return out;
+  return requestHeaders(input);
 }
 
 export function scheduleOf(input: SendMessageInput, now: Date): Date | null {

@@ -1,11 +1,11 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import { errorFields, log } from "@/lib/log";
-import { inboundFailureReply } from "@/lib/messages/inbound-policy";
-import { receiveInbound, receivingInbox } from "@/lib/messages/receive";
+import { inboundFailureReply } from "@/lib/channels/email/inbound-policy";
+import { receiveInbound, receivingMailbox } from "@/lib/channels/email/ingress";
 
 /**
  * The built-in SMTP receiver: accepts mail only for active inboxes of this service (550 for
- * anything else), and hands each message to `receiveInbound`. Plain SMTP without TLS or AUTH: put
+ * anything else), and hands each message to the email channel's ingress (`receiveInbound`: the adapter's `receive`, then the pipeline). Plain SMTP without TLS or AUTH: put
  * it behind an MTA or TLS terminator to face the internet.
  *
  * Resource limits, so one client cannot exhaust the process:
@@ -113,7 +113,7 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
       callback();
     },
     onRcptTo(address, _session, callback) {
-      receivingInbox(address.address)
+      receivingMailbox(address.address)
         .then((inbox) =>
           inbox ? callback() : callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`)),
         )

@@ -1,7 +1,8 @@
 /**
  * Why a template could not be compiled, validated or rendered. Every code is the caller's fault
- * (the HTTP adapter answers 400 `invalid_request` with `param`), except `sandbox_unavailable`,
- * which means the renderer itself failed (a 500 for the adapter to log).
+ * (the HTTP adapter answers 400 `invalid_request` with `param`), except `rate_limited` (the
+ * organization is over its share of the renderer: 429 with `Retry-After`) and
+ * `sandbox_unavailable`, which means the renderer itself failed (a 500 for the adapter to log).
  */
 export type TemplateErrorCode =
   | "source_too_large"
@@ -16,6 +17,7 @@ export type TemplateErrorCode =
   | "output_too_large"
   | "invalid_schema"
   | "invalid_variables"
+  | "rate_limited"
   | "sandbox_unavailable";
 
 export class TemplateError extends Error {
@@ -25,13 +27,19 @@ export class TemplateError extends Error {
     message: string,
     /** The request field at fault, e.g. `template.variables.name` or `react.source`. */
     readonly param: string | null = null,
+    /** `rate_limited`: when to try again, seconds. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
 
+  static rateLimited(message: string, retryAfterSeconds: number): TemplateError {
+    return new TemplateError("rate_limited", message, null, retryAfterSeconds);
+  }
+
   /** The same error, reported against another field (callers know what the source was called). */
   withParam(param: string | null): TemplateError {
-    return new TemplateError(this.code, this.message, param);
+    return new TemplateError(this.code, this.message, param, this.retryAfterSeconds);
   }
 
   /** True when the caller sent something wrong (HTTP 400); false when the renderer failed (500). */

@@ -29,6 +29,12 @@ export interface RenderRequest {
   text?: boolean;
   /** The request field the source and props came from, for error `param`s (e.g. `react`). */
   param?: string;
+  /**
+   * True for a stored (published) template version: it renders in the tenant's warm context. Any
+   * other source (a draft preview, a send's inline `react`) renders in a throwaway context, so code
+   * no one published never runs where a published version will.
+   */
+  stored?: boolean;
 }
 
 export interface RenderResult {
@@ -71,6 +77,9 @@ export function createRenderer(
     ...options,
     engine,
     workers: options.workers ?? env.TEMPLATE_RENDER_WORKERS,
+    tenantConcurrency: options.tenantConcurrency ?? env.TEMPLATE_RENDER_TENANT_CONCURRENCY,
+    tenantQueue: options.tenantQueue ?? env.TEMPLATE_RENDER_TENANT_QUEUE,
+    systemWorkers: options.systemWorkers ?? env.TEMPLATE_RENDER_SYSTEM_WORKERS,
     limits: { ...defaultLimits(), ...options.limits },
   });
 }
@@ -125,6 +134,7 @@ export async function renderReact(req: RenderRequest, pool: SandboxPool = render
       moduleCode: compiled.code,
       propsJson,
       text: req.text ?? true,
+      isolated: req.stored !== true,
     });
   } catch (err) {
     throw err instanceof TemplateError && err.isClientError ? err.withParam(at(req.param, "source")) : err;
@@ -148,5 +158,6 @@ export async function renderEmailFile(
     moduleCode: compiled.code,
     propsJson: JSON.stringify(props),
     text: true,
+    isolated: false,
   });
 }

@@ -4,12 +4,14 @@
  * serialized with `Function.prototype.toString` and evaluated as the worker's script (see
  * `pool.ts`): it may use only its parameter and the language itself, no imports and no closures.
  *
- * Isolation model: one sandbox context per tenant (an organization, or `system` for the product's
- * own mail), kept warm in an LRU (the runtime libraries take ~100 ms to load into a fresh QuickJS
- * context), recycled after `maxRendersPerContext` renders and thrown away after any failed render.
- * A template can therefore only ever affect its own organization's later renders, never another
- * organization's, and never the host: the engine has its own heap, and nothing of the host is
- * exposed to it.
+ * Isolation model: a stored template version renders in its tenant's context (an organization,
+ * or `system` for the product's own mail), kept warm in an LRU (the runtime libraries take ~40 ms
+ * to load into a fresh QuickJS context), recycled after `maxRendersPerContext` renders and thrown
+ * away after any failed render. Any other source (a draft preview, a send's inline `react`) is an
+ * `isolated` job: it renders in a throwaway context that is disposed right after, so code that no
+ * one published never runs where a published version will. Every context is sealed before its
+ * first template (sandbox/entry.ts): the host API is off the global object, a module id is defined
+ * once, intrinsics, libraries and the global object are frozen. Nothing of the host is exposed.
  */
 
 export type EngineName = "quickjs" | "isolated-vm";
@@ -42,6 +44,8 @@ export interface RenderJob {
   moduleCode: string;
   propsJson: string;
   text: boolean;
+  /** A source that is not a stored version: render it in a throwaway context. */
+  isolated: boolean;
 }
 
 export type RenderReply =
@@ -86,7 +90,7 @@ export function workerMain(deps: WorkerDeps): void {
   const classify = (name: string, message: string): Failure => {
     if (name.startsWith("SvcError:")) {
       const code = name.slice("SvcError:".length);
-      const known = ["import_not_allowed", "invalid_export", "output_too_large"];
+      const known = ["import_not_allowed", "invalid_export", "output_too_large", "stack_overflow"];
       return new Failure(known.includes(code) ? code : "render_error", message);
     }
     // The engines' own errors: QuickJS (InternalError) and V8 under isolated-vm.
@@ -100,7 +104,7 @@ export function workerMain(deps: WorkerDeps): void {
       return new Failure("memory_limit", `the template used more than ${limits.memoryMb} MiB of memory`);
     }
     if (
-      (name === "InternalError" && message === "stack overflow") ||
+      (/^(InternalError|SyntaxError)$/.test(name) && message === "stack overflow") ||
       (name === "RangeError" && /^Maximum call stack size exceeded/.test(message))
     ) {
       return new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
@@ -144,8 +148,17 @@ export function workerMain(deps: WorkerDeps): void {
     let mod: any = null;
     const contexts = new Map<string, any>();
 
+    // A context whose engine call died in the host (the host's own stack overflow, a WebAssembly
+    // trap) may have left the instance's memory half-updated: such a context is dropped without
+    // being disposed, and new contexts get a fresh WebAssembly instance. Other tenants' warm
+    // contexts stay where they are (each has its own QuickJS runtime).
+    const abandon = (entry: any) => {
+      entry.abandoned = true;
+      if (mod === entry.mod) mod = null;
+    };
     const dispose = (entry: any) => {
-      for (const handle of [entry.render, entry.has, entry.define, entry.svc]) {
+      if (entry.abandoned) return;
+      for (const handle of [entry.render, entry.define, entry.svc]) {
         try {
           handle?.dispose();
         } catch {
@@ -156,9 +169,8 @@ export function workerMain(deps: WorkerDeps): void {
         entry.vm.dispose();
         entry.runtime.dispose();
       } catch {
-        // A leaked handle or an aborted module: drop the whole WebAssembly instance.
-        mod = null;
-        contexts.clear();
+        // A leaked handle or an aborted module: new contexts go to a new WebAssembly instance.
+        abandon(entry);
       }
     };
 
@@ -185,6 +197,7 @@ export function workerMain(deps: WorkerDeps): void {
       runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
       runtime.setMaxStackSize(limits.stackBytes);
       const entry: any = {
+        mod,
         runtime,
         vm: null,
         deadline: Date.now() + limits.coldTimeoutMs,
@@ -202,30 +215,52 @@ export function workerMain(deps: WorkerDeps): void {
       r.value.dispose();
       entry.svc = entry.vm.getProp(entry.vm.global, "__svc");
       entry.define = entry.vm.getProp(entry.svc, "define");
-      entry.has = entry.vm.getProp(entry.svc, "has");
       entry.render = entry.vm.getProp(entry.svc, "render");
+      // Takes the API off the global object and freezes the context, before any template runs.
+      const seal = entry.vm.getProp(entry.svc, "seal");
+      const sealed = entry.vm.callFunction(seal, entry.svc);
+      seal.dispose();
+      if (sealed.error) {
+        const failure = dumpError(entry.vm, sealed.error);
+        dispose(entry);
+        throw new Failure("sandbox_unavailable", `the sandbox runtime did not seal: ${failure.message}`);
+      }
+      sealed.value.dispose();
       return entry;
     };
 
+    const forget = (job: RenderJob, entry: any) => {
+      if (!job.isolated && contexts.get(job.tenant) === entry) contexts.delete(job.tenant);
+    };
+
     return async (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
-      let entry = takeWarm(contexts, job.tenant, () => true);
+      let entry = job.isolated ? undefined : takeWarm(contexts, job.tenant, () => true);
       let cold = !entry;
       entry ??= await create();
-      keepWarm(contexts, job.tenant, entry, dispose);
+      if (!job.isolated) keepWarm(contexts, job.tenant, entry, dispose);
       ready();
       const vm = entry.vm;
       const fail = (failure: Failure) => {
-        contexts.delete(job.tenant);
+        forget(job, entry);
         dispose(entry);
         return failure;
       };
       try {
         entry.deadline = Date.now() + limits.timeoutMs;
         if (!entry.modules.has(job.moduleId)) {
-          const wrapped = `__svc.define(${JSON.stringify(job.moduleId)}, function (module, exports, require) {\n${job.moduleCode}\n});`;
-          const r = vm.evalCode(wrapped, "template.js");
+          // The module body becomes a function the sandbox's define() calls once; the id is the host's.
+          const r = vm.evalCode(`(function (module, exports, require) {\n${job.moduleCode}\n})`, "template.js");
           if (r.error) throw fail(dumpError(vm, r.error));
-          r.value.dispose();
+          const id = vm.newString(job.moduleId);
+          let d: any;
+          try {
+            d = vm.callFunction(entry.define, entry.svc, id, r.value);
+          } finally {
+            id.dispose();
+            r.value.dispose();
+          }
+          if (d.error) throw fail(dumpError(vm, d.error));
+          d.value.dispose();
           entry.modules.add(job.moduleId);
           cold = true;
         }
@@ -245,16 +280,21 @@ export function workerMain(deps: WorkerDeps): void {
         r.value.dispose();
         if (html === null) throw fail(new Failure("render_error", "the template did not render to a string"));
         entry.renders += 1;
-        if (entry.renders >= limits.maxRendersPerContext) {
-          contexts.delete(job.tenant);
+        if (job.isolated || entry.renders >= limits.maxRendersPerContext) {
+          forget(job, entry);
           dispose(entry);
         }
         return { html, cold };
       } catch (err) {
         if (isFailure(err)) throw err;
-        // Not a JavaScript error of the template: the WebAssembly instance itself failed.
-        mod = null;
-        contexts.clear();
+        // Not a JavaScript error of the template: the engine call died in the host. Only this
+        // context goes (never disposed: its memory may be half-updated); other tenants keep theirs.
+        forget(job, entry);
+        abandon(entry);
+        const e = err as { name?: string; message?: string };
+        if (e?.name === "RangeError" && /^Maximum call stack size exceeded/.test(String(e.message))) {
+          throw new Failure("stack_overflow", "the template recursed too deeply (stack overflow)");
+        }
         throw new Failure(
           "sandbox_unavailable",
           `the sandbox failed: ${clip(String((err as Error)?.message ?? err), 200)}`,
@@ -284,19 +324,25 @@ export function workerMain(deps: WorkerDeps): void {
         throw new Failure("sandbox_unavailable", `the sandbox runtime did not load: ${String((err as Error).message)}`);
       }
       const render = context.evalSync("__svc.render.bind(__svc)", { reference: true });
-      return { isolate, context, render, modules: new Set<string>(), renders: 0 };
+      const define = context.evalSync("__svc.define.bind(__svc)", { reference: true });
+      context.evalSync("__svc.seal()", { timeout: limits.coldTimeoutMs });
+      return { isolate, context, render, define, modules: new Set<string>(), renders: 0 };
     };
     return (job: RenderJob, ready: Ready): Promise<{ html: string; cold: boolean }> => {
-      let entry = takeWarm(contexts, job.tenant, (e) => !e.isolate.isDisposed);
+      let entry = job.isolated ? undefined : takeWarm(contexts, job.tenant, (e) => !e.isolate.isDisposed);
       let cold = !entry;
       entry ??= create();
-      keepWarm(contexts, job.tenant, entry, dispose);
+      if (!job.isolated) keepWarm(contexts, job.tenant, entry, dispose);
       ready();
       try {
         const started = Date.now();
         if (!entry.modules.has(job.moduleId)) {
-          const wrapped = `__svc.define(${JSON.stringify(job.moduleId)}, function (module, exports, require) {\n${job.moduleCode}\n});`;
-          entry.context.evalSync(wrapped, { filename: "template.js", timeout: limits.timeoutMs });
+          const factory = entry.context.evalSync(`(function (module, exports, require) {\n${job.moduleCode}\n})`, {
+            filename: "template.js",
+            timeout: limits.timeoutMs,
+            reference: true,
+          });
+          entry.define.applySync(undefined, [job.moduleId, factory.derefInto()], { timeout: limits.timeoutMs });
           entry.modules.add(job.moduleId);
           cold = true;
         }
@@ -306,13 +352,13 @@ export function workerMain(deps: WorkerDeps): void {
         });
         if (typeof html !== "string") throw new Failure("render_error", "the template did not render to a string");
         entry.renders += 1;
-        if (entry.renders >= limits.maxRendersPerContext) {
-          contexts.delete(job.tenant);
+        if (job.isolated || entry.renders >= limits.maxRendersPerContext) {
+          if (!job.isolated) contexts.delete(job.tenant);
           dispose(entry);
         }
         return Promise.resolve({ html, cold });
       } catch (err) {
-        contexts.delete(job.tenant);
+        if (!job.isolated && contexts.get(job.tenant) === entry) contexts.delete(job.tenant);
         const disposedForMemory = entry.isolate.isDisposed;
         dispose(entry);
         if (isFailure(err)) throw err;

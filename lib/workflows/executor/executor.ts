@@ -1,10 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "@/db";
 import { type WfStepRecord, type WfWait, wfRuns } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
+import { type CheckpointOp, type CheckpointResult, openCheckpoint } from "./checkpoint";
 import { msUntil } from "./durations";
 import { registryGeneration, servedApps, serveHandler } from "./registry";
-import { listenForWork, notifyWork, waitForWork, wakeWorkers } from "./signal";
+import { listenForWork, notifyWork, waitForWork, wakeWorkers, workNotifications } from "./signal";
 import { canonicalJson, signBody } from "./signing";
 import {
   claimRuns,
@@ -14,7 +16,7 @@ import {
   functionsOfApps,
   ingestEvents,
   invokeFunction,
-  nextDueAt,
+  nextWakeUps,
   releaseRuns,
   renewLease,
   resolveWait,
@@ -45,7 +47,11 @@ export interface ExecutorOptions {
   retryBaseMs?: number;
   /** How long a claim lasts without progress before another worker may take the run over. */
   leaseMs?: number;
-  /** Longest idle wait between checks for due work (cron, timers, other processes). */
+  /**
+   * Longest wait of the executor's idle poller between two looks at the database (the next due
+   * run, expiring lease and cron time), for work no signal announces: timers and leases of runs
+   * other processes parked or hold, a missed wake-up. Due times it knows of wake it at once.
+   */
   pollMs?: number;
   /** SDK calls per claim before the run goes back to the queue (fairness). */
   maxCallsPerClaim?: number;
@@ -57,6 +63,12 @@ export interface ExecutorOptions {
    * `http` always posts over HTTP.
    */
   transport?: "auto" | "http";
+  /**
+   * Let the SDK run a call's steps one after another and checkpoint each (its "async
+   * checkpointing" mode, see checkpoint.ts) instead of answering after every step. The client
+   * serving the functions must answer checkpoints in-process (`checkpointFetch`); default true.
+   */
+  checkpointing?: boolean;
 }
 
 interface Op {
@@ -90,6 +102,8 @@ interface State {
   consumed: string[];
   /** Invokes reported but whose child is not started yet (see `startInvokes`), by step id. */
   invoking: Map<string, { functionId: string; payload: { data?: Record<string, unknown>; v?: string } }>;
+  /** The lease-guarded writes made while a call is under way (heartbeat, checkpoints), one at a time. */
+  writes: Promise<unknown>;
 }
 
 type Outcome =
@@ -104,9 +118,31 @@ type Outcome =
 
 const HISTORY_LIMIT = 200;
 const FAR_FUTURE_MS = 365 * 86_400_000;
-/** How often worker 0 looks for due cron functions. */
-const CRON_CHECK_MS = 1000;
+/**
+ * Idle workers are woken to claim at least this often even when nothing says work is due (a
+ * wake-up lost while a PostgreSQL listener reconnected, a run due but blocked whose key was freed
+ * without a wake-up): the cost of an idle executor is one claim per this interval.
+ */
+const CLAIM_SWEEP_MS = 15_000;
+/** The poller's look at the database, when signals ask for it, at most this often. */
+const RECHECK_MIN_MS = 25;
+/** An idle worker's own fallback wait (the poller wakes it sooner whenever work may be due). */
+const WORKER_IDLE_MS = 300_000;
 const DEFAULT_WAIT_MS = 7 * 86_400_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}
 
 function asError(value: unknown, fallback: string): SerializedError {
   if (value && typeof value === "object") {
@@ -177,7 +213,22 @@ export class Executor {
   /** The last claim was full: more runs are probably due, so idle workers claim again at once. */
   private moreDue = false;
   private driving = 0;
-  private cronCheckedAt = 0;
+  /** Idle workers' waits, ended by `wakeIdle` (the poller's wake-up). */
+  private sleepers = new Set<AbortController>();
+  /** How many times `wakeIdle` ran (with `workNotifications`, tells a worker it missed a wake-up). */
+  private wakes = 0;
+  /** Ends the poller's wait early so it looks at the database again (a worker found no work). */
+  private recheck: AbortController | null = null;
+  private rechecking = false;
+  /**
+   * Due times of runs this process parked (a retry's backoff, a short sleep), soonest first. The
+   * poller's statement sees only future due times, so a run parked for a few milliseconds could
+   * fall due between a worker's empty claim and the poller's look and be seen only by the sweep;
+   * these make the poller wake the workers at them whatever the statement says.
+   */
+  private parkedDue: number[] = [];
+  /** The served functions' ids as the JSON array `nextWakeUps` binds (cached with them). */
+  private idsJson: { served: Map<string, FunctionRow>; json: string } | null = null;
   private throttleCache: { served: Map<string, FunctionRow>; byId: Map<string, Throttle> } | null = null;
   /** `serveUrl` without its fragment: calls append `fnId` and `stepId` to it. */
   private readonly serveBase: string;
@@ -191,6 +242,7 @@ export class Executor {
       maxCallsPerClaim: 100,
       callTimeoutMs: 300_000,
       transport: "auto",
+      checkpointing: true,
       ...options,
     };
     const base = new URL(this.opts.serveUrl);
@@ -209,7 +261,10 @@ export class Executor {
     const controller = new AbortController();
     this.controller = controller;
     listenForWork().catch((err: unknown) => log.error("workflow wake-up listener failed", errorFields(err)));
-    this.loops = Array.from({ length: this.opts.workers }, (_, i) => this.loop(i, controller.signal));
+    this.loops = [
+      ...Array.from({ length: this.opts.workers }, (_, i) => this.loop(i, controller.signal)),
+      this.poll(controller.signal),
+    ];
   }
 
   /** Stops claiming; waits for the runs in hand to reach their next save. */
@@ -223,13 +278,15 @@ export class Executor {
     if (left.length > 0) await releaseRuns(left);
   }
 
+  /**
+   * A worker: drives the runs it takes, and when there are none waits for a wake-up — work sent
+   * in this process or announced by the database (`signal.ts`), or the poller (`poll`) when a
+   * run, a lease or a cron time falls due. An idle worker never queries the database itself.
+   */
   private async loop(index: number, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        if (index === 0 && Date.now() - this.cronCheckedAt >= CRON_CHECK_MS) {
-          this.cronCheckedAt = Date.now();
-          await fireDueCrons();
-        }
+        const seen = this.wakes + workNotifications();
         const run = await this.take();
         if (run) {
           this.driving++;
@@ -241,16 +298,133 @@ export class Executor {
           continue;
         }
         if (this.moreDue) continue;
-        const served = await this.servedFunctions();
-        const next = await nextDueAt([...served.keys()]);
-        const idle = next ? Math.min(this.opts.pollMs, Math.max(5, next.getTime() - Date.now())) : this.opts.pollMs;
-        await waitForWork(idle, signal);
+        // Nothing to claim: the poller learns the next due time (a run this worker just parked,
+        // a throttled start the claim deferred) before the worker sleeps, unless a wake-up came
+        // while it looked (then it looks again at once).
+        this.recheckSoon();
+        if (this.wakes + workNotifications() !== seen) continue;
+        await this.idle(WORKER_IDLE_MS, signal);
       } catch (err) {
         if (signal.aborted) break;
         log.error("workflow worker error", { worker: index, ...errorFields(err) });
         await waitForWork(this.opts.pollMs, signal);
       }
     }
+  }
+
+  /** An idle worker's wait: the next wake-up (this process's signal, or `wakeIdle`), or `ms`. */
+  private async idle(ms: number, signal: AbortSignal): Promise<void> {
+    const sleeper = new AbortController();
+    this.sleepers.add(sleeper);
+    try {
+      await waitForWork(ms, AbortSignal.any([signal, sleeper.signal]));
+    } finally {
+      this.sleepers.delete(sleeper);
+    }
+  }
+
+  /** Wakes the idle workers to claim. */
+  private wakeIdle(): void {
+    this.wakes++;
+    for (const sleeper of this.sleepers) sleeper.abort();
+    this.sleepers.clear();
+  }
+
+  /** Remembers when a run this process parked falls due (see `parkedDue`); the poller wakes at it. */
+  private noteParked(dueInMs: number | undefined): void {
+    if (dueInMs === undefined || !Number.isFinite(dueInMs) || dueInMs > CLAIM_SWEEP_MS) return;
+    const at = Date.now() + Math.max(0, dueInMs);
+    let i = this.parkedDue.length;
+    while (i > 0 && (this.parkedDue[i - 1] ?? 0) > at) i--;
+    this.parkedDue.splice(i, 0, at);
+    if (this.parkedDue.length > 1000) this.parkedDue.pop();
+  }
+
+  /** Asks the poller to look at the database again now (coalesced: at most every `RECHECK_MIN_MS`). */
+  private recheckSoon(): void {
+    this.rechecking = true;
+    this.recheck?.abort();
+  }
+
+  /**
+   * The executor's one idle poller (the workers never poll). One prepared statement tells it the
+   * next pending run's due time, the next lease to expire and the next cron time; it sleeps until
+   * the soonest of them or `pollMs` (other processes' timers), waking early when a worker finds no
+   * work (it may have parked a run due later, or a claim deferred a throttled start). When one falls due it fires due crons
+   * or wakes the workers to claim; every `CLAIM_SWEEP_MS` it wakes them regardless.
+   */
+  private async poll(signal: AbortSignal): Promise<void> {
+    let sweptAt = Date.now();
+    let checkedAt = 0;
+    /** When (this process's clock) the due time the poller last found arrives. */
+    let dueAt: number | null = null;
+    const wakeIfDue = () => {
+      const now = Date.now();
+      let due = dueAt !== null && now >= dueAt;
+      if (due) dueAt = null;
+      while ((this.parkedDue[0] ?? Number.POSITIVE_INFINITY) <= now) {
+        this.parkedDue.shift();
+        due = true;
+      }
+      if (due) this.wakeIdle();
+    };
+    while (!signal.aborted) {
+      let wait = this.opts.pollMs;
+      try {
+        // Coalesce rechecks: workers going idle one after another cost one look at the database.
+        const since = Date.now() - checkedAt;
+        if (since < RECHECK_MIN_MS) await pause(RECHECK_MIN_MS - since, signal);
+        this.rechecking = false;
+        checkedAt = Date.now();
+        // A due time that arrived since is no longer in the statement's answer (it counts future
+        // ones only): the workers claim it now.
+        wakeIfDue();
+        const next = await nextWakeUps(this.servedIdsJson(await this.servedFunctions()));
+        const now = next.now.getTime();
+        if (next.cron && next.cron.getTime() <= now) {
+          // Creates the due cron runs (and wakes the workers when it did); another process may
+          // hold them (skip locked), so a cron time still past is looked at again after `pollMs`.
+          await fireDueCrons();
+        }
+        if ((next.lease && next.lease.getTime() <= now) || Date.now() - sweptAt >= CLAIM_SWEEP_MS) {
+          sweptAt = Date.now();
+          this.wakeIdle();
+        }
+        let soonest = Number.POSITIVE_INFINITY;
+        for (const at of [next.due, next.lease, next.cron]) {
+          const ms = at ? at.getTime() - now : Number.POSITIVE_INFINITY;
+          if (ms > 0) soonest = Math.min(soonest, ms);
+        }
+        const parked = this.parkedDue[0];
+        if (parked !== undefined) soonest = Math.min(soonest, Math.max(5, parked - Date.now()));
+        if (soonest <= wait) {
+          wait = Math.max(5, soonest);
+          dueAt = Date.now() + wait;
+        } else {
+          dueAt = null;
+        }
+      } catch (err) {
+        if (signal.aborted) break;
+        log.error("workflow poller error", errorFields(err));
+      }
+      if (this.rechecking) continue;
+      const recheck = new AbortController();
+      this.recheck = recheck;
+      // Not woken by work signals: the workers they wake claim first, and those that find nothing
+      // ask for a recheck (which also covers a signalled run due later: debounce, batches).
+      await pause(wait, AbortSignal.any([signal, recheck.signal]));
+      this.recheck = null;
+      if (signal.aborted) break;
+      wakeIfDue();
+      // Asked by a worker that found nothing: the others finish their claims first.
+      if (recheck.signal.aborted) await pause(RECHECK_MIN_MS, signal);
+    }
+  }
+
+  /** The served functions' ids as one JSON array (cached with them; see `nextWakeUps`). */
+  private servedIdsJson(served: Map<string, FunctionRow>): string {
+    if (this.idsJson?.served !== served) this.idsJson = { served, json: JSON.stringify([...served.keys()]) };
+    return this.idsJson.json;
   }
 
   /**
@@ -336,6 +510,7 @@ export class Executor {
       waits: [...(run.waits ?? [])],
       consumed: [],
       invoking: new Map(),
+      writes: Promise.resolve(),
     };
     if (!fn || fn.active !== "active") {
       await this.finish(run, state, {
@@ -411,16 +586,13 @@ export class Executor {
    * gone (cancelled, taken over) stops; the save after the call then fails its guard.
    */
   private async withHeartbeat<T>(run: RunRow, state: State, work: () => Promise<T>): Promise<T> {
-    let beat: Promise<void> = Promise.resolve();
     const timer = setInterval(
       () => {
-        beat = beat
-          .then(async () => {
-            const lease = await renewLease(run.id, state.lease, this.opts.leaseMs);
-            if (lease) state.lease = lease;
-            else clearInterval(timer);
-          })
-          .catch((err: unknown) => log.warn("workflow lease renewal failed", { runId: run.id, ...errorFields(err) }));
+        void this.serially(state, async () => {
+          const lease = await renewLease(run.id, state.lease, this.opts.leaseMs);
+          if (lease) state.lease = lease;
+          else clearInterval(timer);
+        }).catch((err: unknown) => log.warn("workflow lease renewal failed", { runId: run.id, ...errorFields(err) }));
       },
       Math.max(50, Math.floor(this.opts.leaseMs / 3)),
     );
@@ -428,8 +600,32 @@ export class Executor {
       return await work();
     } finally {
       clearInterval(timer);
-      await beat;
+      await state.writes;
     }
+  }
+
+  /**
+   * Runs a lease-guarded write made while a call is under way after the ones before it: a
+   * heartbeat and a checkpoint both replace `state.lease`, so they never race on it.
+   */
+  private serially<T>(state: State, write: () => Promise<T>): Promise<T> {
+    const result = state.writes.then(write);
+    state.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Records the steps of one SDK checkpoint (checkpoint.ts) against the run's lease, as a save
+   * after a call would: memoized, then written with the lease guard, before the SDK goes on. Only
+   * completed steps come this way; anything else the SDK reports in its answer instead.
+   */
+  private recordCheckpoint(run: RunRow, state: State, ops: CheckpointOp[], closed: () => boolean) {
+    return this.serially(state, async (): Promise<CheckpointResult> => {
+      if (closed()) return "stale";
+      if (!ops.every((op) => op.op === "StepRun" || op.op === "Step")) return "unsupported";
+      for (const op of ops) if (!(op.id in state.steps)) this.memo(state, op, { data: op.data ?? null });
+      return (await this.save(run, state, { status: "running" })) ? "recorded" : "stale";
+    });
   }
 
   /** One SDK call and what follows from its answer. */
@@ -652,6 +848,9 @@ export class Executor {
   }
 
   private async call(fn: FunctionRow, run: RunRow, state: State, stepId: string, attempt: number): Promise<Response> {
+    // A call that names no step may run several and checkpoint each (see checkpoint.ts): its
+    // `fn_id` turns the SDK's checkpointing on, and `qi_id` is the token its checkpoints must carry.
+    const token = this.opts.checkpointing && stepId === "step" ? randomUUID() : null;
     const body = {
       version: 2,
       event: run.event,
@@ -659,6 +858,7 @@ export class Executor {
       steps: state.steps,
       ctx: {
         run_id: run.id,
+        ...(token ? { fn_id: fn.id, qi_id: token } : {}),
         attempt,
         max_attempts: run.maxAttempts,
         disable_immediate_execution: false,
@@ -666,6 +866,19 @@ export class Executor {
         stack: { stack: state.stack, current: state.stack.length },
       },
     };
+    if (!token) return this.send(fn, stepId, body);
+    let ended = false;
+    const close = openCheckpoint(run.id, token, (ops) => this.recordCheckpoint(run, state, ops, () => ended));
+    try {
+      return await this.send(fn, stepId, body);
+    } finally {
+      ended = true;
+      close();
+    }
+  }
+
+  /** Signs a call's body and hands it to `serve()` (in-process, or over HTTP). */
+  private async send(fn: FunctionRow, stepId: string, body: unknown): Promise<Response> {
     const canonical = canonicalJson(body);
     // Always this executor's own endpoint: a URL stored with the function is never called.
     const url = `${this.serveBase}${this.serveBase.includes("?") ? "&" : "?"}fnId=${encodeURIComponent(fn.id)}&stepId=${encodeURIComponent(stepId)}`;
@@ -795,6 +1008,7 @@ export class Executor {
         state,
         outcome.kind === "park" ? { status: outcome.status, dueInMs: outcome.dueInMs } : this.parking(state),
       );
+      if (saved && outcome.kind === "park") this.noteParked(outcome.dueInMs);
       // A run of a concurrency key that stops executing lets the next one of that key start.
       if (saved && run.concurrencyLimit !== null) await wakeWorkers();
       return;

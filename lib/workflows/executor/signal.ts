@@ -15,6 +15,11 @@ import { type DbOrTx, getDbHandle } from "@/db";
  */
 export interface Wakeup {
   notify(): void;
+  /**
+   * How many notifications this process has seen: a worker that reads it before looking for work
+   * and again before it sleeps knows whether a notification came in between (and looks again).
+   */
+  count(): number;
   /** Resolves on the next notification or after `ms`, whichever is first. */
   wait(ms: number, signal?: AbortSignal): Promise<void>;
   notifyOnCommit(tx: DbOrTx): Promise<void>;
@@ -29,18 +34,26 @@ type Holder = Record<symbol, unknown>;
 export function wakeup(channel: string): Wakeup {
   const KEY = Symbol.for(`svc.signal.${channel}`);
   const LISTENING = Symbol.for(`svc.signal.${channel}.listening`);
+  const COUNT = Symbol.for(`svc.signal.${channel}.count`);
   const holder = globalThis as unknown as Holder;
   const target = (): EventTarget => {
     holder[KEY] ??= new EventTarget();
     return holder[KEY] as EventTarget;
   };
   const notify = () => {
+    holder[COUNT] = ((holder[COUNT] as number | undefined) ?? 0) + 1;
     target().dispatchEvent(new Event("work"));
   };
   return {
     notify,
+    count: () => (holder[COUNT] as number | undefined) ?? 0,
     wait(ms, signal) {
       return new Promise((resolve) => {
+        // An already aborted signal never fires "abort" again.
+        if (signal?.aborted) {
+          resolve();
+          return;
+        }
         const t = target();
         const done = () => {
           clearTimeout(timer);
@@ -74,6 +87,7 @@ export const WORK_CHANNEL = "svc_workflows";
 const work = wakeup(WORK_CHANNEL);
 
 export const notifyWork = (): void => work.notify();
+export const workNotifications = (): number => work.count();
 export const waitForWork = (ms: number, signal?: AbortSignal): Promise<void> => work.wait(ms, signal);
 export const notifyWorkOnCommit = (tx: DbOrTx): Promise<void> => work.notifyOnCommit(tx);
 export const listenForWork = (): Promise<void> => work.listen();

@@ -765,25 +765,55 @@ export async function releaseRuns(runs: RunRow[]): Promise<void> {
   }
 }
 
+/** What an idle executor waits for (see `nextWakeUps`), as the database's clock tells it. */
+export interface WakeUps {
+  /**
+   * The soonest future `due_at` of a pending run. Runs already due but not claimable (their
+   * concurrency key is full) are not counted: the run that frees the key wakes the workers
+   * (`wakeWorkers`), so idle workers never spin.
+   */
+  due: Date | null;
+  /** The soonest lease of an executing run: past it, the run may be taken over. */
+  lease: Date | null;
+  /** The soonest `next_cron_at` of an active function (fired by `fireDueCrons`, any app). */
+  cron: Date | null;
+  now: Date;
+}
+
+const WAKE_UPS = new WeakMap<object, ReturnType<typeof prepareWakeUps>>();
+
+function prepareWakeUps(db: Awaited<ReturnType<typeof getDb>>) {
+  // The function ids are bound as one JSON array (a single parameter, whatever their number), so
+  // the statement's text never changes and it is prepared once per database handle.
+  const served = sql`(select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb))`;
+  return db
+    .select({
+      cron: sql<Date | string | null>`min(${wfFunctions.nextCronAt})`,
+      due: sql<Date | string | null>`(select min(r.due_at) from wf_runs r
+        where r.status in ('queued', 'sleeping', 'waiting') and r.due_at > now() and r.function_id in ${served})`,
+      lease: sql<Date | string | null>`(select min(r.lease_until) from wf_runs r
+        where r.status = 'running' and r.function_id in ${served})`,
+      now: sql<Date | string>`now()`,
+    })
+    .from(wfFunctions)
+    .where(eq(wfFunctions.active, "active"))
+    .prepare("wf_next_wake_ups");
+}
+
 /**
- * The soonest future time a run becomes due (for idle workers' timers); null when nothing is
- * scheduled. Runs already due but not claimable (their concurrency key is full) are not counted:
- * the run that frees the key wakes the workers (`wakeWorkers`), so idle workers never spin.
+ * One statement for an idle executor's timers: the next pending run's due time and the next
+ * expiring lease among `functionIdsJson` (a JSON array of function ids), and the next cron time.
  */
-export async function nextDueAt(functionIds: string[]): Promise<Date | null> {
-  if (functionIds.length === 0) return null;
+export async function nextWakeUps(functionIdsJson: string): Promise<WakeUps> {
   const db = await getDb();
-  const [row] = await db
-    .select({ at: sql<Date | string | null>`min(${wfRuns.dueAt})` })
-    .from(wfRuns)
-    .where(
-      and(
-        inArray(wfRuns.status, ["queued", "sleeping", "waiting"]),
-        sql`${wfRuns.dueAt} > now()`,
-        inArray(wfRuns.functionId, functionIds),
-      ),
-    );
-  return row?.at ? new Date(row.at) : null;
+  let prepared = WAKE_UPS.get(db);
+  if (!prepared) {
+    prepared = prepareWakeUps(db);
+    WAKE_UPS.set(db, prepared);
+  }
+  const [row] = await prepared.execute({ ids: functionIdsJson });
+  const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
+  return { due: at(row?.due), lease: at(row?.lease), cron: at(row?.cron), now: at(row?.now) ?? new Date() };
 }
 
 /** Every function (active or removed) of the given apps. */

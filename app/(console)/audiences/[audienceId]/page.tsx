@@ -7,6 +7,7 @@ import {
   RemoveMemberButton,
 } from "@/components/console/audiences/audiences";
 import {
+  Address,
   Card,
   Details,
   EmptyState,
@@ -63,11 +64,7 @@ export default async function AudiencePage({
     : [[], []];
   return (
     <>
-      <PageHeader
-        title={list.name}
-        description={list.description ?? undefined}
-        actions={canWrite ? <DeleteAudienceButton audienceId={list.id} name={list.name} /> : null}
-      />
+      <PageHeader title={list.name} description={list.description ?? undefined} />
       <div className="space-y-6">
         <p className="text-sm">
           <Link className="link" href="/audiences">
@@ -116,13 +113,13 @@ export default async function AudiencePage({
               <Table head={["Email", "Name", "Status", "Source", "Added", ""]} caption="Members">
                 {page.data.members.map((m) => (
                   <tr key={m.id}>
-                    <Td className="break-all">
+                    <Td className="max-w-xs">
                       {m.contactId ? (
-                        <Link className="link" href={`/contacts/${m.contactId}`}>
-                          {m.email}
+                        <Link className="link block" href={`/contacts/${m.contactId}`}>
+                          <Address value={m.email} />
                         </Link>
                       ) : (
-                        m.email
+                        <Address value={m.email} />
                       )}
                     </Td>
                     <Td>{m.name ?? "—"}</Td>
@@ -143,6 +140,11 @@ export default async function AudiencePage({
             </>
           )}
         </Card>
+        {canWrite ? (
+          <Card title="Delete this audience" className="border-red-300 dark:border-red-900">
+            <DeleteAudienceButton audienceId={list.id} name={list.name} />
+          </Card>
+        ) : null}
       </div>
     </>
   );

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { MESSAGE_HANDLE_KINDS } from "@/lib/channels/definitions";
 import {
   AddHandleForm,
   DeleteContactButton,
@@ -11,6 +12,7 @@ import {
   Card,
   DeliveryStatusBadge,
   Details,
+  Address,
   EmptyState,
   Mono,
   NoAccess,
@@ -23,6 +25,7 @@ import {
 import { getConsole } from "@/lib/console/context";
 import { PAGE_SIZE, pagerLinks, param, readList, readOne, type SearchParams } from "@/lib/console/pages";
 import { getContact, listContactMessages } from "@/lib/contacts/operations";
+import { channelLabel } from "@/lib/console/labels";
 
 export const metadata = { title: "Contact — svc console" };
 
@@ -65,9 +68,6 @@ export default async function ContactPage({
             </>
           )
         }
-        actions={
-          canWrite && !contact.isSelf ? <DeleteContactButton contactId={contact.id} name={contact.displayName} /> : null
-        }
       />
       <div className="space-y-6">
         <p className="text-sm">
@@ -101,8 +101,10 @@ export default async function ContactPage({
               <Table head={["Channel", "Handle", "Label", "Primary", ""]} caption="Handles">
                 {handles.map((h) => (
                   <tr key={h.id}>
-                    <Td>{h.channel}</Td>
-                    <Td className="break-all">{h.value}</Td>
+                    <Td>{channelLabel(h.channel)}</Td>
+                    <Td className="max-w-xs">
+                      <Address value={h.value} />
+                    </Td>
                     <Td>{h.label ?? "—"}</Td>
                     <Td>{h.isPrimary ? <Badge tone="green">primary</Badge> : "—"}</Td>
                     <Td>
@@ -125,7 +127,7 @@ export default async function ContactPage({
           ) : history.data.messages.length === 0 ? (
             <EmptyState
               title="No messages yet"
-              description="Messages from or to this contact's email and a2a handles appear here."
+              description={`Messages from or to this contact's ${MESSAGE_HANDLE_KINDS.map(channelLabel).join(" and ")} handles appear here.`}
             />
           ) : (
             <>
@@ -143,8 +145,12 @@ export default async function ContactPage({
                     <Td>
                       <DeliveryStatusBadge status={m.deliveryStatus} />
                     </Td>
-                    <Td className="break-all">{formatSender(m.from)}</Td>
-                    <Td className="break-all">{formatAddresses(m.to)}</Td>
+                    <Td className="max-w-xs">
+                      <Address value={formatSender(m.from)} />
+                    </Td>
+                    <Td className="max-w-xs">
+                      <Address value={formatAddresses(m.to)} />
+                    </Td>
                     <Td>
                       <Badge tone={m.direction === "inbound" ? "blue" : "gray"}>{m.direction}</Badge>
                     </Td>
@@ -158,6 +164,11 @@ export default async function ContactPage({
             </>
           )}
         </Card>
+        {canWrite && !contact.isSelf ? (
+          <Card title="Delete this contact" className="border-red-300 dark:border-red-900">
+            <DeleteContactButton contactId={contact.id} name={contact.displayName} />
+          </Card>
+        ) : null}
       </div>
     </>
   );

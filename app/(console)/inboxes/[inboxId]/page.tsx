@@ -1,5 +1,7 @@
 import Link from "next/link";
 import { CopyButton } from "@/components/console/copy-button";
+import { InboxConnections } from "@/components/console/connections";
+import { inboxConnectionGroups } from "@/lib/console/connections";
 import { ComposeForm, DeleteInboxForm, InboxSettingsForm } from "@/components/console/messaging/inbox-forms";
 import { readOne } from "@/lib/console/pages";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
@@ -8,6 +10,7 @@ import {
   Card,
   DeliveryStatusBadge,
   Details,
+  Address,
   EmptyState,
   Mono,
   NoAccess,
@@ -20,6 +23,7 @@ import {
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
 import { listMessages } from "@/lib/messages/operations";
+import { channelLabel, INBOX_MODE_WORDS } from "@/lib/console/labels";
 
 export const metadata = { title: "Inbox — svc console" };
 
@@ -35,6 +39,7 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
   const { inboxId } = await params;
   const { inbox } = await readOne(inboxId, (id) => ctx.invoke(getInbox, { params: { inboxId: id } }));
   const deleted = inbox.status === "deleted";
+  const connections = await inboxConnectionGroups(ctx, inbox.id);
   const recent = ctx.can("messages:read")
     ? (await ctx.invoke(listMessages, { query: { inboxId: inbox.id, limit: RECENT } })).messages
     : null;
@@ -64,14 +69,48 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
               ],
               ["Display name", inbox.displayName ?? "—"],
               ["Status", <StatusBadge key="s" status={inbox.status} />],
-              ["Mode", <Badge key="m">{inbox.mode}</Badge>],
+              [
+                "Mode",
+                <span key="m" className="block">
+                  <Badge>{INBOX_MODE_WORDS[inbox.mode].label}</Badge>{" "}
+                  <span className="text-zinc-700 dark:text-zinc-300">{INBOX_MODE_WORDS[inbox.mode].description}</span>
+                </span>,
+              ],
               ["Agent", inbox.agent ?? "—"],
-              ["Channel", inbox.channel],
+              ["Channel", channelLabel(inbox.channel)],
               ["Created", <Time key="c" value={inbox.createdAt} />],
               ["Updated", <Time key="u" value={inbox.updatedAt} />],
               ["Id", <Mono key="i">{inbox.id}</Mono>],
             ]}
           />
+        </Card>
+
+        <Card title="Verification and extraction">
+          <ul className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+            {ctx.can("messages:read") ? (
+              <li>
+                <Link className="link" href={`/inboxes/${inbox.id}/waits`}>
+                  Verification waits
+                </Link>
+              </li>
+            ) : null}
+            <li>
+              <Link className="link" href={`/inboxes/${inbox.id}/schema`}>
+                Extraction schema
+              </Link>
+            </li>
+            {ctx.can("messages:read") ? (
+              <li>
+                <Link className="link" href={`/inboxes/${inbox.id}/quarantine`}>
+                  Quarantine
+                </Link>
+              </li>
+            ) : null}
+          </ul>
+        </Card>
+
+        <Card title="Connections">
+          <InboxConnections inboxId={inbox.id} groups={connections} writable={!deleted} />
         </Card>
 
         {recent ? (
@@ -94,8 +133,12 @@ export default async function InboxPage({ params }: { params: Promise<{ inboxId:
                       <Td>
                         <DeliveryStatusBadge status={m.deliveryStatus} />
                       </Td>
-                      <Td className="break-all">{formatSender(m.from)}</Td>
-                      <Td className="break-all">{formatAddresses(m.to)}</Td>
+                      <Td className="max-w-xs">
+                        <Address value={formatSender(m.from)} />
+                      </Td>
+                      <Td className="max-w-xs">
+                        <Address value={formatAddresses(m.to)} />
+                      </Td>
                       <Td>
                         <Time value={m.createdAt} />
                       </Td>

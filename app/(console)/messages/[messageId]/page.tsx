@@ -3,12 +3,15 @@ import type { ReactNode } from "react";
 import { AttachmentList } from "@/components/console/messaging/attachments";
 import { formatAddresses, formatSender, subjectOf } from "@/components/console/messaging/format";
 import { MessageBody } from "@/components/console/messaging/message-body";
+import { MessageViews } from "@/components/console/messaging/message-views";
+import { headerBlock } from "@/lib/console/message-headers";
+import { messageStoredHeaders } from "@/lib/console/reads";
 import { readOne } from "@/lib/console/pages";
 import {
+  Address,
   Badge,
   Card,
   Details,
-  EmptyState,
   Mono,
   DeliveryStatusBadge,
   NoAccess,
@@ -16,41 +19,15 @@ import {
   Table,
   Td,
   Time,
-  type Tone,
 } from "@/components/console/ui";
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
-import { outboundEventSchema } from "@/lib/messages/contracts";
+import { messageTimeline } from "@/lib/console/message-status";
 import { getMessage, listMessageEvents } from "@/lib/messages/operations";
 
 export const metadata = { title: "Message — svc console" };
 
-/** What a delivery event adds beyond its type, recipient and time (bounce and complaint details). */
-function eventDetails(event: unknown): string {
-  const parsed = outboundEventSchema.safeParse(event);
-  if (!parsed.success) return "—";
-  const e = parsed.data;
-  const parts = [
-    e.bounceType && `${e.bounceType} bounce${e.bounceSubType ? ` (${e.bounceSubType})` : ""}`,
-    e.diagnosticCode,
-    e.complaintFeedbackType && `feedback: ${e.complaintFeedbackType}`,
-    e.complaintUserAgent,
-  ];
-  const text = parts.filter((p): p is string => Boolean(p)).join("; ");
-  return text === "" ? "—" : text;
-}
-
-/** The tone of a provider event type (the type itself is always shown as text). */
-const EVENT_TONES: Record<string, Tone> = {
-  Delivery: "green",
-  Bounce: "red",
-  Complaint: "red",
-  Reject: "red",
-  RenderingFailure: "red",
-  DeliveryDelay: "yellow",
-};
-
-/** One message: its headers, body, attachments and delivery events. */
+/** One message: its details, body (HTML in a sandbox, plain text, headers), attachments and timeline. */
 export default async function MessagePage({ params }: { params: Promise<{ messageId: string }> }) {
   const ctx = await getConsole();
   if (!ctx.can("messages:read")) {
@@ -63,8 +40,12 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
       ctx.invoke(listMessageEvents, { params: { messageId } }),
     ]),
   );
-  const { inbox } = await ctx.invoke(getInbox, { params: { inboxId: m.inboxId } });
+  const [{ inbox }, stored] = await Promise.all([
+    ctx.invoke(getInbox, { params: { inboxId: m.inboxId } }),
+    messageStoredHeaders(ctx, m.id),
+  ]);
   const sender = formatSender(m.from);
+  const timeline = messageTimeline(m, events);
 
   return (
     <>
@@ -73,7 +54,7 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
         description={`${m.direction === "inbound" ? "Received by" : "Sent from"} ${inbox.address} over ${m.channel}.`}
         actions={
           <div className="flex items-center gap-3">
-            <DeliveryStatusBadge status={m.deliveryStatus} />
+            <DeliveryStatusBadge status={timeline.status} />
             {m.threadId ? (
               <Link className="link text-sm" href={`/threads/${m.threadId}`}>
                 Open the conversation
@@ -86,7 +67,7 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
         <Card title="Details">
           <Details
             items={[
-              ["Status", <DeliveryStatusBadge key="s" status={m.deliveryStatus} />],
+              ["Status", <DeliveryStatusBadge key="s" status={timeline.status} />],
               ["From", sender],
               ...(m.contactId && ctx.can("contacts:read")
                 ? [
@@ -119,9 +100,8 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
                 ),
               ],
               ["Created", <Time key="c" value={m.createdAt} />],
-              ["Received", <Time key="r" value={m.receivedAt} />],
-              ...(m.scheduledAt
-                ? [["Scheduled for", <Time key="sa" value={m.scheduledAt} />] as [string, ReactNode]]
+              ...(timeline.moment.label !== "Created"
+                ? [[timeline.moment.label, <Time key="m" value={timeline.moment.at} />] as [string, ReactNode]]
                 : []),
               ["Message-ID", <Mono key="mid">{m.messageId}</Mono>],
               ["In-Reply-To", m.inReplyTo ? <Mono key="irt">{m.inReplyTo}</Mono> : "—"],
@@ -131,36 +111,34 @@ export default async function MessagePage({ params }: { params: Promise<{ messag
         </Card>
 
         <Card title="Body">
-          <MessageBody html={m.htmlBody} text={m.textBody} from={m.from.address} />
+          <MessageViews
+            html={m.htmlBody ? <MessageBody html={m.htmlBody} text={null} from={m.from.address} /> : null}
+            text={m.textBody ?? null}
+            headers={headerBlock(m, stored)}
+          />
           <AttachmentList attachments={m.attachments ?? []} />
         </Card>
 
-        <Card title="Delivery events">
-          {events.length === 0 ? (
-            <EmptyState
-              title="No delivery events"
-              description={
-                m.direction === "inbound"
-                  ? "Delivery events are recorded for outbound messages."
-                  : "The provider has not reported an outcome yet."
-              }
-            />
-          ) : (
-            <Table head={["Event", "Recipient", "When", "Details"]} caption="Delivery events">
-              {events.map((e) => (
-                <tr key={e.eventId}>
-                  <Td>
-                    <Badge tone={EVENT_TONES[e.type] ?? "gray"}>{e.type}</Badge>
-                  </Td>
-                  <Td className="break-all">{e.recipient ?? "—"}</Td>
-                  <Td>
-                    <Time value={e.occurredAt} />
-                  </Td>
-                  <Td className="break-words">{eventDetails(e)}</Td>
-                </tr>
-              ))}
-            </Table>
-          )}
+        <Card title="Timeline">
+          {timeline.pending ? (
+            <p className="mb-3 text-sm text-zinc-700 dark:text-zinc-300" data-testid="timeline-pending">
+              {timeline.pending}
+            </p>
+          ) : null}
+          <Table head={["Step", "Recipient", "When", "Details"]} caption="Timeline">
+            {timeline.steps.map((step) => (
+              <tr key={step.id} data-testid="timeline-step">
+                <Td>
+                  <Badge tone={step.tone}>{step.label}</Badge>
+                </Td>
+                <Td>{step.recipient ? <Address value={step.recipient} /> : "—"}</Td>
+                <Td>
+                  <Time value={step.at} />
+                </Td>
+                <Td className="break-words">{step.detail ?? "—"}</Td>
+              </tr>
+            ))}
+          </Table>
         </Card>
       </div>
     </>

@@ -115,8 +115,8 @@ export default async function TemplatePage({
           </>
         }
         actions={
-          canWrite ? (
-            <ArchiveButton templateId={template.id} name={template.name} archived={template.status === "archived"} />
+          canWrite && template.status === "archived" ? (
+            <ArchiveButton templateId={template.id} name={template.name} archived />
           ) : null
         }
       />
@@ -237,6 +237,14 @@ export default async function TemplatePage({
             canWrite={canWrite && template.status === "active"}
           />
         </Card>
+        {canWrite && template.status === "active" ? (
+          <Card title="Archive this template" className="border-red-300 dark:border-red-900">
+            <div className="flex flex-wrap items-center justify-between gap-3">
+              <p className="text-sm">Its versions stay readable; sends must then name a version. You can restore it.</p>
+              <ArchiveButton templateId={template.id} name={template.name} archived={false} />
+            </div>
+          </Card>
+        ) : null}
       </div>
     </>
   );

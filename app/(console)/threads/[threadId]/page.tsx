@@ -7,8 +7,42 @@ import { Card, EmptyState, NoAccess, PageHeader } from "@/components/console/ui"
 import { getConsole } from "@/lib/console/context";
 import { getInbox } from "@/lib/inboxes/operations";
 import { getThread } from "@/lib/messages/operations";
+import { listEvents } from "@/lib/events/operations";
+import { interactionWords } from "@/lib/console/labels";
+import type { MessageTap } from "@/components/console/messaging/channel-facts";
 
 export const metadata = { title: "Conversation — svc console" };
+
+/** How many of the inbox's newest button taps the conversation looks through for its own. */
+const TAPS_READ = 100;
+
+/**
+ * The taps on this thread's buttons (inbound `button_tap` events of the inbox, newest first), by
+ * the message they concern, oldest first; none when the role cannot read the event stream.
+ */
+async function tapsOf(
+  ctx: Awaited<ReturnType<typeof getConsole>>,
+  inboxId: string,
+  threadId: string,
+): Promise<Map<string, MessageTap[]>> {
+  const byMessage = new Map<string, MessageTap[]>();
+  if (!ctx.can("events:read")) return byMessage;
+  const { data } = await ctx.invoke(listEvents, {
+    query: { inboxId, type: "button_tap", order: "newest", limit: TAPS_READ },
+  });
+  for (const e of data.toReversed()) {
+    if (e.threadId !== threadId || !e.messageId) continue;
+    const from = (e.data.from ?? {}) as { address?: string; name?: string | null };
+    const tap: MessageTap = {
+      id: e.eventId,
+      at: e.occurredAt,
+      who: from.name ?? from.address ?? "Someone",
+      words: interactionWords(e.data.channel, e.type, e.data),
+    };
+    byMessage.set(e.messageId, [...(byMessage.get(e.messageId) ?? []), tap]);
+  }
+  return byMessage;
+}
 
 /** A thread as a conversation, oldest message first, with a reply box at the bottom. */
 export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
@@ -24,6 +58,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
   // The reply goes where replyAction sends it: the sender of an inbound message, the recipients of an outbound one.
   const replyTo = last ? (last.direction === "inbound" ? [last.from.address] : last.to) : [];
   const count = messages.length;
+  const taps = await tapsOf(ctx, thread.inboxId, thread.id);
 
   return (
     <>
@@ -47,7 +82,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
         {count === 0 ? (
           <EmptyState title="No messages in this thread" description="Its messages were deleted." />
         ) : (
-          messages.map((m) => <MessageCard key={m.id} message={m} />)
+          messages.map((m) => <MessageCard key={m.id} message={m} taps={taps.get(m.id) ?? []} />)
         )}
 
         {ctx.can("messages:send") && last ? (

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ApiReferenceGroup } from "@/components/docs/api-reference";
-import { apiReference } from "@/lib/meta/reference";
+import { pageBaseUrl } from "@/lib/console/base-url";
+import { apiReference, withBaseUrl } from "@/lib/meta/reference";
 import { DocsFrame } from "../frame";
 
 type Params = Promise<{ resource: string }>;
@@ -15,7 +16,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 /** One resource of the API reference: its operations in full (fields, examples, errors). */
 export default async function ApiResourcePage({ params }: { params: Params }) {
   const { resource } = await params;
-  const reference = apiReference();
+  const reference = withBaseUrl(apiReference(), await pageBaseUrl());
   if (!reference.groups.some((g) => g.slug === resource)) notFound();
   return (
     <DocsFrame>

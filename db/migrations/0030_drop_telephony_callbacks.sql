@@ -1,0 +1,1 @@
+DROP TABLE "telephony_callbacks" CASCADE;
