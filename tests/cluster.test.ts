@@ -133,7 +133,7 @@ describe.runIf(process.env.DATABASE_URL)("two app processes on one PostgreSQL da
     expect(byRun.size).toBe(count);
     expect([...byRun.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(ran.map((r) => r.pid))).toEqual(new Set(apps.map((a) => a.pid)));
-    // At most 3 steps at once in both processes together (8 workers could run 8).
+    // At most 3 steps at once in both processes together (4 workers could run 4).
     const peak = Math.max(...ran.map((r) => ran.filter((o) => o.start <= r.start && o.end > r.start).length));
     expect(peak).toBeLessThanOrEqual(3);
     console.log(
