@@ -1457,7 +1457,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a letter's PDF
-         * @description Exactly one document source: `pdfBase64`, `file` (a clean bucket object) or `templateId` (with `to` and `templateData`). Measures the PDF itself (page boxes, text positions and fonts) against the requirements (`GET /v1/letters/requirements`): `page_size`, `page_count`, `fonts_embedded`, `address_window`, `address_match` (with `to`), `franking_zone`, `edge_clearance`, `registered_domestic`. Each check is `pass`, `warn`, `fail` or `skipped` with `expected`, `actual` and, for placement checks, the offending `box` in millimetres; `valid` is true when no check failed. Sends run the same checks first. Changes nothing.
+         * @description Exactly one document source: `pdfBase64`, `file` (a clean bucket object) or `templateId` (with `to` and `templateData`). Measures the PDF itself (page boxes, text positions and fonts) against the requirements (`GET /v1/letters/requirements`): `page_size`, `page_count`, `fonts_embedded`, `address_window`, `address_match` (with `to`), `franking_zone`, `edge_clearance`, `registered_domestic`, `payment_slip` (with `payment`, template path only: the slip's IBAN and amount found on the last page). Each check is `pass`, `warn`, `fail` or `skipped` with `expected`, `actual` and, for placement checks, the offending `box` in millimetres; `valid` is true when no check failed. Sends run the same checks first. Changes nothing.
          */
         post: operations["verifyLetter"];
         delete?: never;
@@ -12583,6 +12583,19 @@ export interface operations {
                             /** @constant */
                             object: "letter";
                             pageCount: number;
+                            /** @description The payment slip printed as the letter's last page, if any. */
+                            payment: {
+                                amountCents: number;
+                                bic: string | null;
+                                /** @constant */
+                                currency: "EUR";
+                                dueDate: string | null;
+                                iban: string;
+                                recipientName: string;
+                                reference: string | null;
+                                /** @constant */
+                                type: "sepa_credit_transfer";
+                            } | null;
                             priceCents: number;
                             print: {
                                 /** @enum {string} */
@@ -12743,6 +12756,35 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description A SEPA payment slip rendered into the letter (template path only): its own last page with the payee, IBAN, amount and reference and the EPC QR code (GiroCode) banking apps scan. The page counts toward `maxPages` and the price. */
+                    payment?: {
+                        /** @description The amount in euro cents. */
+                        amountCents: number;
+                        /** @description The payee's BIC (optional within the EEA). */
+                        bic?: string;
+                        /**
+                         * @description SEPA credit transfers are in euro.
+                         * @default EUR
+                         * @constant
+                         */
+                        currency?: "EUR";
+                        /**
+                         * Format: date
+                         * @description Printed as the date to pay by (YYYY-MM-DD).
+                         */
+                        dueDate?: string;
+                        /** @description The payee's IBAN; spaces are ignored, printed in groups of four. */
+                        iban: string;
+                        /** @description The payee, as the bank shows it (at most 70). */
+                        recipientName: string;
+                        /** @description The remittance information (e.g. an invoice number), at most 140. */
+                        reference?: string;
+                        /**
+                         * @default sepa_credit_transfer
+                         * @constant
+                         */
+                        type?: "sepa_credit_transfer";
+                    };
                     /**
                      * Format: base64
                      * @description The PDF, base64 (at most 4 MB decoded).
@@ -12834,6 +12876,19 @@ export interface operations {
                         /** @constant */
                         object: "letter";
                         pageCount: number;
+                        /** @description The payment slip printed as the letter's last page, if any. */
+                        payment: {
+                            amountCents: number;
+                            bic: string | null;
+                            /** @constant */
+                            currency: "EUR";
+                            dueDate: string | null;
+                            iban: string;
+                            recipientName: string;
+                            reference: string | null;
+                            /** @constant */
+                            type: "sepa_credit_transfer";
+                        } | null;
                         priceCents: number;
                         print: {
                             /** @enum {string} */
@@ -12895,14 +12950,14 @@ export interface operations {
                                 };
                                 expected?: string;
                                 /** @enum {string} */
-                                id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                                id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip";
                                 message: string;
                                 /** @description The page the check found the problem on (1-based). */
                                 page?: number;
                                 /** @enum {string} */
                                 status: "pass" | "warn" | "fail" | "skipped";
                             }[];
-                            failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                            failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip")[];
                             /** @description Page 1 as measured. */
                             measuredPageSize: {
                                 format: string | null;
@@ -13065,6 +13120,19 @@ export interface operations {
                         /** @constant */
                         object: "letter";
                         pageCount: number;
+                        /** @description The payment slip printed as the letter's last page, if any. */
+                        payment: {
+                            amountCents: number;
+                            bic: string | null;
+                            /** @constant */
+                            currency: "EUR";
+                            dueDate: string | null;
+                            iban: string;
+                            recipientName: string;
+                            reference: string | null;
+                            /** @constant */
+                            type: "sepa_credit_transfer";
+                        } | null;
                         priceCents: number;
                         print: {
                             /** @enum {string} */
@@ -13207,6 +13275,19 @@ export interface operations {
                         /** @constant */
                         object: "letter";
                         pageCount: number;
+                        /** @description The payment slip printed as the letter's last page, if any. */
+                        payment: {
+                            amountCents: number;
+                            bic: string | null;
+                            /** @constant */
+                            currency: "EUR";
+                            dueDate: string | null;
+                            iban: string;
+                            recipientName: string;
+                            reference: string | null;
+                            /** @constant */
+                            type: "sepa_credit_transfer";
+                        } | null;
                         priceCents: number;
                         print: {
                             /** @enum {string} */
@@ -13465,6 +13546,19 @@ export interface operations {
                         /** @constant */
                         object: "letter";
                         pageCount: number;
+                        /** @description The payment slip printed as the letter's last page, if any. */
+                        payment: {
+                            amountCents: number;
+                            bic: string | null;
+                            /** @constant */
+                            currency: "EUR";
+                            dueDate: string | null;
+                            iban: string;
+                            recipientName: string;
+                            reference: string | null;
+                            /** @constant */
+                            type: "sepa_credit_transfer";
+                        } | null;
                         priceCents: number;
                         print: {
                             /** @enum {string} */
@@ -13665,6 +13759,35 @@ export interface operations {
                     };
                     /** @description 1 to 1000 BatchRecipients: one letter each. */
                     recipients: {
+                        /** @description This recipient's payment slip (its own amount and reference). */
+                        payment?: {
+                            /** @description The amount in euro cents. */
+                            amountCents: number;
+                            /** @description The payee's BIC (optional within the EEA). */
+                            bic?: string;
+                            /**
+                             * @description SEPA credit transfers are in euro.
+                             * @default EUR
+                             * @constant
+                             */
+                            currency?: "EUR";
+                            /**
+                             * Format: date
+                             * @description Printed as the date to pay by (YYYY-MM-DD).
+                             */
+                            dueDate?: string;
+                            /** @description The payee's IBAN; spaces are ignored, printed in groups of four. */
+                            iban: string;
+                            /** @description The payee, as the bank shows it (at most 70). */
+                            recipientName: string;
+                            /** @description The remittance information (e.g. an invoice number), at most 140. */
+                            reference?: string;
+                            /**
+                             * @default sepa_credit_transfer
+                             * @constant
+                             */
+                            type?: "sepa_credit_transfer";
+                        };
                         /** @description This recipient's values of the template's `{{placeholders}}`. */
                         templateData?: {
                             [key: string]: unknown;
@@ -14744,6 +14867,35 @@ export interface operations {
                      * @enum {string}
                      */
                     output?: "inline" | "url";
+                    /** @description A SEPA payment slip rendered into the letter (template path only): its own last page with the payee, IBAN, amount and reference and the EPC QR code (GiroCode) banking apps scan. The page counts toward `maxPages` and the price. */
+                    payment?: {
+                        /** @description The amount in euro cents. */
+                        amountCents: number;
+                        /** @description The payee's BIC (optional within the EEA). */
+                        bic?: string;
+                        /**
+                         * @description SEPA credit transfers are in euro.
+                         * @default EUR
+                         * @constant
+                         */
+                        currency?: "EUR";
+                        /**
+                         * Format: date
+                         * @description Printed as the date to pay by (YYYY-MM-DD).
+                         */
+                        dueDate?: string;
+                        /** @description The payee's IBAN; spaces are ignored, printed in groups of four. */
+                        iban: string;
+                        /** @description The payee, as the bank shows it (at most 70). */
+                        recipientName: string;
+                        /** @description The remittance information (e.g. an invoice number), at most 140. */
+                        reference?: string;
+                        /**
+                         * @default sepa_credit_transfer
+                         * @constant
+                         */
+                        type?: "sepa_credit_transfer";
+                    };
                     templateData?: {
                         [key: string]: unknown;
                     };
@@ -14783,14 +14935,14 @@ export interface operations {
                             };
                             expected?: string;
                             /** @enum {string} */
-                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip";
                             message: string;
                             /** @description The page the check found the problem on (1-based). */
                             page?: number;
                             /** @enum {string} */
                             status: "pass" | "warn" | "fail" | "skipped";
                         }[];
-                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip")[];
                         /** @constant */
                         object: "letter_template_preview";
                         pageCount: number;
@@ -14944,6 +15096,35 @@ export interface operations {
                     };
                     /** @description Fail the `page_count` check above this many pages. */
                     maxPages?: number;
+                    /** @description A SEPA payment slip rendered into the letter (template path only): its own last page with the payee, IBAN, amount and reference and the EPC QR code (GiroCode) banking apps scan. The page counts toward `maxPages` and the price. */
+                    payment?: {
+                        /** @description The amount in euro cents. */
+                        amountCents: number;
+                        /** @description The payee's BIC (optional within the EEA). */
+                        bic?: string;
+                        /**
+                         * @description SEPA credit transfers are in euro.
+                         * @default EUR
+                         * @constant
+                         */
+                        currency?: "EUR";
+                        /**
+                         * Format: date
+                         * @description Printed as the date to pay by (YYYY-MM-DD).
+                         */
+                        dueDate?: string;
+                        /** @description The payee's IBAN; spaces are ignored, printed in groups of four. */
+                        iban: string;
+                        /** @description The payee, as the bank shows it (at most 70). */
+                        recipientName: string;
+                        /** @description The remittance information (e.g. an invoice number), at most 140. */
+                        reference?: string;
+                        /**
+                         * @default sepa_credit_transfer
+                         * @constant
+                         */
+                        type?: "sepa_credit_transfer";
+                    };
                     /**
                      * Format: base64
                      * @description The PDF, base64 (at most 4 MB decoded).
@@ -15022,14 +15203,14 @@ export interface operations {
                             };
                             expected?: string;
                             /** @enum {string} */
-                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic";
+                            id: "page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip";
                             message: string;
                             /** @description The page the check found the problem on (1-based). */
                             page?: number;
                             /** @enum {string} */
                             status: "pass" | "warn" | "fail" | "skipped";
                         }[];
-                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic")[];
+                        failedChecks: ("page_size" | "page_count" | "fonts_embedded" | "address_window" | "address_match" | "franking_zone" | "edge_clearance" | "registered_domestic" | "payment_slip")[];
                         /** @description Page 1 as measured. */
                         measuredPageSize: {
                             format: string | null;

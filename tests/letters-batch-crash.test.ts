@@ -2,6 +2,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { afterAll, expect, test } from "vitest";
 import { CrashProcesses, crashApi, phaseClock } from "./fixtures/crash/processes";
+import { FROM } from "./fixtures/letters";
 
 /**
  * kill -9 of a real server process half-way through a letter batch (`POST /v1/letters/batch`, the
@@ -34,14 +35,6 @@ const TO = {
   street: "Hauptstraße",
   postalCode: "10115",
   city: "Berlin",
-  country: "DE",
-};
-const FROM = {
-  company: "Beispiel GmbH",
-  street: "Marktplatz",
-  houseNumber: "1",
-  postalCode: "80331",
-  city: "München",
   country: "DE",
 };
 

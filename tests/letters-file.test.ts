@@ -7,6 +7,7 @@ import { scanObject } from "@/lib/buckets/scan";
 import { storage } from "@/lib/providers/storage";
 import { uploadObject } from "./bucket-helpers";
 import { call, newOrg, type TestOrg } from "./harness";
+import { TO } from "./fixtures/letters";
 
 /**
  * The `file` document source: a PDF stored in one of the organization's buckets verifies and sends
@@ -14,14 +15,6 @@ import { call, newOrg, type TestOrg } from "./harness";
  * sources at once are 400.
  */
 
-const TO = {
-  name: "Erika Mustermann",
-  street: "Hauptstraße",
-  houseNumber: "5",
-  postalCode: "10115",
-  city: "Berlin",
-  country: "DE",
-};
 const pdf = readFileSync(new URL("./fixtures/letters/a4-good.pdf", import.meta.url));
 
 /**

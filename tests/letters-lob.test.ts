@@ -7,6 +7,7 @@ import { drainOutbox } from "@/lib/outbox/relay";
 import { env } from "@/lib/env";
 import { type LobFake, startLobFake } from "./fakes/lob";
 import { call, newOrg, type TestOrg } from "./harness";
+import { TO } from "./fixtures/letters";
 
 /**
  * The Lob adapter against a loopback fake of Lob's API: with LOB_API_KEY set letters are live,
@@ -16,14 +17,6 @@ import { call, newOrg, type TestOrg } from "./harness";
  * letter, one that fails for a while (5xx, 429, the network) is retried.
  */
 
-const TO = {
-  name: "Erika Mustermann",
-  street: "Hauptstraße",
-  houseNumber: "5",
-  postalCode: "10115",
-  city: "Berlin",
-  country: "DE",
-};
 const pdfBase64 = readFileSync(new URL("./fixtures/letters/a4-good.pdf", import.meta.url)).toString("base64");
 
 let lob: LobFake;

@@ -23,6 +23,7 @@ import { storage } from "@/lib/providers/storage";
 import { sweepOrphans } from "@/lib/providers/storage/sweep";
 import { closeRenderer } from "@/lib/providers/print/render";
 import { call, newKey, newOrg, type TestOrg } from "./harness";
+import { TO, FROM } from "./fixtures/letters";
 
 /**
  * Letters: verification measured from PDFs made here (Chromium for real embedded fonts, pdf-lib for
@@ -30,23 +31,6 @@ import { call, newKey, newOrg, type TestOrg } from "./harness";
  * path (422 naming the field, idempotency, the spend cap) and the simulated print centre's
  * lifecycle through `progress` and the durable clock (`next_step_at` moved in the database).
  */
-
-const TO = {
-  name: "Erika Mustermann",
-  street: "Hauptstraße",
-  houseNumber: "5",
-  postalCode: "10115",
-  city: "Berlin",
-  country: "DE",
-};
-const FROM = {
-  company: "Beispiel GmbH",
-  street: "Marktplatz",
-  houseNumber: "1",
-  postalCode: "80331",
-  city: "München",
-  country: "DE",
-};
 
 function html(opts: { addressTop?: number; addressLeft?: number; extra?: string; pages?: number } = {}) {
   const pages = Array.from(

@@ -51,6 +51,8 @@ export const letters = pgTable(
     holdId: uuid(),
     pdfKey: text().notNull(),
     description: text(),
+    /** The payment slip printed as the last page (lib/letters/payment.ts), as the letter answers it. */
+    payment: jsonb().$type<Record<string, unknown>>(),
     metadata: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     timeline: jsonb().$type<LetterTimelineEntry[]>().notNull(),
     expectedDeliveryDate: text().notNull(),
@@ -139,6 +141,8 @@ export const letterBatchItems = pgTable(
     letterId: uuid().notNull(),
     toAddress: jsonb().$type<Record<string, string | null>>().notNull(),
     templateData: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    /** This recipient's payment slip (lib/letters/payment.ts), or null. */
+    payment: jsonb().$type<Record<string, unknown>>(),
     status: text({ enum: ["pending", "created", "failed"] })
       .notNull()
       .default("pending"),

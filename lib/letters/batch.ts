@@ -11,6 +11,7 @@ import { registerFanoutKind, startFanout } from "@/lib/workflows/fanout";
 import type { PostalAddress, PrintOptions } from "./contracts";
 import type { Delivery } from "./geometry";
 import { letterPdfKey, recordLetterInTx } from "./letters";
+import { type Payment, paymentOf, paymentRecord } from "./payment";
 import { priceLetter } from "./price";
 import { renderTemplateRow, type TemplateRow, usableTemplate } from "./templates";
 import { refusal, verifyPdf } from "./verify";
@@ -52,7 +53,7 @@ interface BatchRequest {
 export interface SendLetterBatchBody {
   templateId: string;
   from?: PostalAddress;
-  recipients: { to: PostalAddress; templateData?: Record<string, unknown> }[];
+  recipients: { to: PostalAddress; templateData?: Record<string, unknown>; payment?: Payment }[];
   print: PrintOptions;
   delivery: Delivery;
   maxPages?: number;
@@ -98,6 +99,7 @@ export async function sendLetterBatch(db: Db, principal: Principal, body: SendLe
           letterId: uuidv7(),
           toAddress: r.to,
           templateData: r.templateData ?? {},
+          payment: r.payment ? paymentRecord(r.payment) : null,
         })),
       );
     }
@@ -186,10 +188,10 @@ async function prepareOne(
   template: TemplateRow,
   orgId: string,
   request: BatchRequest,
-  item: { letterId: string; to: PostalAddress; templateData: Record<string, unknown> },
+  item: { letterId: string; to: PostalAddress; templateData: Record<string, unknown>; payment: Payment | null },
 ): Promise<Prepared> {
   try {
-    const input = { to: item.to, from: request.from, templateData: item.templateData };
+    const input = { to: item.to, from: request.from, templateData: item.templateData, payment: item.payment };
     const bytes = await renderTemplateRow(template, input).catch((err: unknown) => {
       if (err instanceof ApiError && err.code === "provider_unavailable") return renderTemplateRow(template, input);
       throw err;
@@ -201,6 +203,7 @@ async function prepareOne(
       print: request.print,
       delivery: request.delivery,
       maxPages: request.maxPages ?? undefined,
+      payment: item.payment,
     });
     if (!result.verification.valid) throw refusal(result);
     const price = priceLetter({
@@ -266,7 +269,13 @@ registerFanoutKind(LETTER_BATCH_KIND, {
     const rows = await pendingItems(db, params, after, last);
     return rows.map((r) => ({
       key: key(r.position),
-      data: { position: r.position, letterId: r.letterId, to: r.toAddress, templateData: r.templateData },
+      data: {
+        position: r.position,
+        letterId: r.letterId,
+        to: r.toAddress,
+        templateData: r.templateData,
+        payment: r.payment,
+      },
     }));
   },
   async prepare(db, params, members: Member[]) {
@@ -290,6 +299,7 @@ registerFanoutKind(LETTER_BATCH_KIND, {
           letterId: String(m.data.letterId),
           to: m.data.to as PostalAddress,
           templateData: (m.data.templateData ?? {}) as Record<string, unknown>,
+          payment: paymentOf(m.data.payment),
         };
         out.set(Number(m.data.position), await prepareOne(template, batch.orgId, request, item));
       }),
@@ -321,6 +331,7 @@ registerFanoutKind(LETTER_BATCH_KIND, {
             print: request.print,
             delivery: request.delivery,
             description: request.description,
+            payment: paymentOf(m.data.payment),
             metadata: { ...request.metadata, batchId: batch.id, batchIndex: position },
             pageCount: p.pageCount,
             sizeBytes: p.sizeBytes,

@@ -4,6 +4,7 @@ import { defineContract } from "@/lib/core/contract";
 import { paginationQuery, paginationSchema } from "@/lib/core/pagination";
 import { uuidParam } from "@/lib/core/schemas";
 import { MAX_PAGES, MAX_PDF_BYTES } from "./geometry";
+import { paymentOut, paymentSchema } from "./payment";
 
 const tag = "Letters";
 
@@ -119,6 +120,7 @@ export const CHECK_IDS = [
   "franking_zone",
   "edge_clearance",
   "registered_domestic",
+  "payment_slip",
 ] as const;
 
 export const verificationCheckSchema = z.object({
@@ -155,6 +157,7 @@ const templateSource = {
     .optional()
     .describe("A letter template of the organization (needs `to`), rendered with `templateData`."),
   templateData: z.record(z.string(), z.unknown()).optional().describe("Values of the template's `{{placeholders}}`."),
+  payment: paymentSchema.optional(),
 };
 
 export const letterVerifyBody = z.strictObject({
@@ -176,7 +179,7 @@ export const verifyLetter = defineContract({
   tag,
   summary: "Verify a letter's PDF",
   description:
-    "Exactly one document source: `pdfBase64`, `file` (a clean bucket object) or `templateId` (with `to` and `templateData`). Measures the PDF itself (page boxes, text positions and fonts) against the requirements (`GET /v1/letters/requirements`): `page_size`, `page_count`, `fonts_embedded`, `address_window`, `address_match` (with `to`), `franking_zone`, `edge_clearance`, `registered_domestic`. Each check is `pass`, `warn`, `fail` or `skipped` with `expected`, `actual` and, for placement checks, the offending `box` in millimetres; `valid` is true when no check failed. Sends run the same checks first. Changes nothing.",
+    "Exactly one document source: `pdfBase64`, `file` (a clean bucket object) or `templateId` (with `to` and `templateData`). Measures the PDF itself (page boxes, text positions and fonts) against the requirements (`GET /v1/letters/requirements`): `page_size`, `page_count`, `fonts_embedded`, `address_window`, `address_match` (with `to`), `franking_zone`, `edge_clearance`, `registered_domestic`, `payment_slip` (with `payment`, template path only: the slip's IBAN and amount found on the last page). Each check is `pass`, `warn`, `fail` or `skipped` with `expected`, `actual` and, for placement checks, the offending `box` in millimetres; `valid` is true when no check failed. Sends run the same checks first. Changes nothing.",
   body: letterVerifyBody,
   maxBodyBytes: 6 * 1024 * 1024,
   idempotent: false,
@@ -312,6 +315,7 @@ export const letterSchema = z.object({
   priceCents: z.int(),
   currency: z.literal("usd"),
   description: z.string().nullable(),
+  payment: paymentOut.nullable().describe("The payment slip printed as the letter's last page, if any."),
   metadata: z.record(z.string(), z.unknown()),
   timeline: z
     .array(z.object({ status: z.enum(LETTER_STATUSES), at: z.string(), reason: z.string().nullable() }))
@@ -384,6 +388,7 @@ export const batchRecipientSchema = z.strictObject({
     .record(z.string(), z.unknown())
     .optional()
     .describe("This recipient's values of the template's `{{placeholders}}`."),
+  payment: paymentSchema.optional().describe("This recipient's payment slip (its own amount and reference)."),
 });
 
 export const sendLetterBatchBody = z.strictObject({
@@ -667,6 +672,7 @@ export const previewLetterTemplate = defineContract({
     addressPlacement: z.enum(["left", "right"]).default("left"),
     output: z.enum(["inline", "url"]).default("inline"),
     delivery,
+    payment: paymentSchema.optional(),
   }),
   idempotent: false,
   example: { templateData: { greeting: "Hello" }, to: exampleTo },

@@ -70,6 +70,15 @@ export function contains(outer: Box, inner: Box, slack = 0.5): boolean {
   );
 }
 
+/** The smallest box holding every box given (at least one). */
+export function union(boxes: Box[]): Box {
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  const r = Math.max(...boxes.map((b) => b.x + b.width));
+  const bot = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x, y, width: r - x, height: bot - y };
+}
+
 export const roundBox = (b: Box): Box => ({
   x: round1(b.x),
   y: round1(b.y),

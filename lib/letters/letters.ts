@@ -18,6 +18,7 @@ import { publishWorkflowEvents } from "@/lib/workflows/publish";
 import type { Letter, LetterStatus, PostalAddress, PrintOptions } from "./contracts";
 import type { Delivery } from "./geometry";
 import { advanceLetter, isFinal, type LetterRow, letterPartition, moveLetter, statusEvent } from "./lifecycle";
+import { type Payment, paymentRecord } from "./payment";
 import { addBusinessDays, priceLetter, TRANSIT_DAYS, zoneOf } from "./price";
 import { documentOf } from "./source";
 import { refusal, verifyPdf } from "./verify";
@@ -61,6 +62,7 @@ export function toLetter(r: LetterRow): Letter {
     priceCents: r.priceCents,
     currency: "usd",
     description: r.description,
+    payment: (r.payment as Letter["payment"]) ?? null,
     metadata: r.metadata,
     timeline: r.timeline,
     expectedDeliveryDate: r.expectedDeliveryDate,
@@ -78,6 +80,7 @@ export interface SendLetterBody {
   file?: { objectId: string };
   templateId?: string;
   templateData?: Record<string, unknown>;
+  payment?: Payment;
   print: PrintOptions;
   delivery: Delivery;
   maxPages?: number;
@@ -95,6 +98,7 @@ export async function sendLetter(db: Db, principal: Principal, body: SendLetterB
     print: body.print,
     delivery: body.delivery,
     maxPages: body.maxPages,
+    payment: body.payment,
   });
   const provider = printProvider();
   const price = priceLetter({
@@ -131,6 +135,7 @@ export async function sendLetter(db: Db, principal: Principal, body: SendLetterB
         print: body.print,
         delivery: body.delivery,
         description: body.description ?? null,
+        payment: body.payment ?? null,
         metadata: body.metadata ?? {},
         pageCount: result.measured.pageCount,
         sizeBytes: bytes.length,
@@ -156,6 +161,7 @@ export interface AcceptedLetter {
   print: PrintOptions;
   delivery: Delivery;
   description: string | null;
+  payment: Payment | null;
   metadata: Record<string, unknown>;
   pageCount: number;
   sizeBytes: number;
@@ -197,6 +203,7 @@ export async function recordLetterInTx(tx: DbOrTx, principal: Principal, l: Acce
       holdId: hold.id,
       pdfKey: l.pdfKey,
       description: l.description,
+      payment: l.payment ? paymentRecord(l.payment) : null,
       metadata: l.metadata,
       timeline: [first],
       expectedDeliveryDate: addBusinessDays(now, 1 + TRANSIT_DAYS[zoneOf(l.to.country)]),

@@ -23,6 +23,7 @@ export const verifyLetter = defineOperation(
       print: body.print,
       delivery: body.delivery,
       maxPages: body.maxPages,
+      payment: body.payment,
     });
     return result.verification;
   },

@@ -5,6 +5,7 @@ import { ApiError, invalidRequest, notFound } from "@/lib/core/errors";
 import { storage } from "@/lib/providers/storage";
 import { MAX_PDF_BYTES } from "./geometry";
 import type { PostalAddress } from "./contracts";
+import type { Payment } from "./payment";
 import { renderTemplate } from "./templates";
 import { pdfBytesOf } from "./verify";
 
@@ -12,7 +13,7 @@ import { pdfBytesOf } from "./verify";
  * A letter's document from exactly one source: `pdfBase64` (decoded, at most 4 MB), `file` (an
  * object of the organization's buckets that may leave it: finalized, scanned clean — 404, 409
  * while scanning, 403 infected, as for attachments; at most 4 MB) or `templateId` (rendered with
- * `to`, `from` and `templateData`). Answers the bytes and the field that carried them.
+ * `to`, `from` and `templateData`, with the `payment` slip as its last page). Answers the bytes and the field that carried them.
  */
 export async function documentOf(
   db: DbOrTx,
@@ -24,6 +25,7 @@ export async function documentOf(
     templateData?: Record<string, unknown>;
     to?: PostalAddress;
     from?: PostalAddress;
+    payment?: Payment;
   },
 ): Promise<{ bytes: Uint8Array; sourceParam: string; templateId: string | null }> {
   const given = (["pdfBase64", "file", "templateId"] as const).filter((k) => body[k] !== undefined);
@@ -31,6 +33,11 @@ export async function documentOf(
     throw invalidRequest(
       `Give exactly one document source: pdfBase64, file or templateId, not ${given.join(" and ")}.`,
       given[given.length - 1] ?? "templateId",
+    );
+  if (body.payment !== undefined && body.templateId === undefined && given.length > 0)
+    throw invalidRequest(
+      "payment goes with templateId: the slip is rendered into the template's PDF (put it in your own PDF yourself).",
+      "payment",
     );
   if (body.file !== undefined) {
     if (body.templateData !== undefined) throw invalidRequest("templateData goes with templateId.", "templateData");
@@ -60,6 +67,7 @@ export async function documentOf(
     to: body.to,
     from: body.from,
     templateData: body.templateData,
+    payment: body.payment,
   });
   return { bytes, sourceParam: "templateId", templateId: body.templateId };
 }

@@ -9,6 +9,7 @@ import { storage } from "@/lib/providers/storage";
 import { uuidv7 } from "@/db/ids";
 import type { PostalAddress, PrintOptions } from "./contracts";
 import type { Delivery } from "./geometry";
+import { type Payment, withPaymentSlip } from "./payment";
 import { PREVIEW_URL_SECONDS, previewPdfKey } from "./pdf-storage";
 import { verifyPdf } from "./verify";
 
@@ -160,6 +161,7 @@ export async function renderTemplate(
     to?: PostalAddress | null;
     from?: PostalAddress | null;
     templateData?: Record<string, unknown>;
+    payment?: Payment | null;
   },
 ): Promise<Uint8Array> {
   return renderTemplateRow(await usableTemplate(db, principal, input.templateId), input);
@@ -176,7 +178,12 @@ export async function usableTemplate(db: DbOrTx, principal: Principal, templateI
 /** Renders a template already read (`usableTemplate`): a batch reads it once for all its letters. */
 export async function renderTemplateRow(
   row: TemplateRow,
-  input: { to?: PostalAddress | null; from?: PostalAddress | null; templateData?: Record<string, unknown> },
+  input: {
+    to?: PostalAddress | null;
+    from?: PostalAddress | null;
+    templateData?: Record<string, unknown>;
+    payment?: Payment | null;
+  },
 ): Promise<Uint8Array> {
   const html = fillPlaceholders(row.html, {
     ...(input.templateData ?? {}),
@@ -184,7 +191,7 @@ export async function renderTemplateRow(
     from: input.from ?? {},
   });
   try {
-    return await renderHtmlToPdf(html);
+    return await withPaymentSlip(await renderHtmlToPdf(html), input.payment, renderHtmlToPdf);
   } catch (err) {
     if (err instanceof RenderUnavailable) throw new ApiError("provider_unavailable", err.message, "templateId");
     throw err;
@@ -202,6 +209,7 @@ export async function previewTemplate(
     addressPlacement: "left" | "right";
     output: "inline" | "url";
     delivery: Delivery;
+    payment?: Payment;
   },
 ) {
   const bytes = await renderTemplate(db, principal, { templateId, ...body });
@@ -212,6 +220,7 @@ export async function previewTemplate(
     to: body.to,
     print,
     delivery: body.delivery,
+    payment: body.payment,
   });
   const common = {
     object: "letter_template_preview" as const,

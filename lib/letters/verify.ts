@@ -16,7 +16,9 @@ import {
   REGISTERED,
   round1,
   roundBox,
+  union,
 } from "./geometry";
+import { findPaymentSlip, type Payment } from "./payment";
 import { type MeasuredPdf, type MeasuredText, measurePdf, PdfTooSlow, UnreadablePdf } from "./pdf";
 
 /**
@@ -34,6 +36,8 @@ export interface VerifyInput {
   print: PrintOptions;
   delivery: Delivery;
   maxPages?: number;
+  /** A payment slip the template path rendered into the PDF (`payment_slip` looks for it). */
+  payment?: Payment | null;
 }
 
 export interface VerifyResult {
@@ -58,13 +62,6 @@ export function pdfBytesOf(pdfBase64: string, param = "pdfBase64"): Uint8Array {
 const mm = (n: number) => `${round1(n)} mm`;
 const fmtBox = (b: Box) =>
   `x ${round1(b.x)}–${round1(b.x + b.width)} mm, y ${round1(b.y)}–${round1(b.y + b.height)} mm`;
-const union = (boxes: Box[]): Box => {
-  const x = Math.min(...boxes.map((b) => b.x));
-  const y = Math.min(...boxes.map((b) => b.y));
-  const r = Math.max(...boxes.map((b) => b.x + b.width));
-  const bot = Math.max(...boxes.map((b) => b.y + b.height));
-  return { x, y, width: r - x, height: bot - y };
-};
 
 const NAMED_SIZES: { format: string; widthMm: number; heightMm: number }[] = [
   { format: "A4", widthMm: 210, heightMm: 297 },
@@ -129,6 +126,8 @@ const HINTS: Record<VerificationCheck["id"], (c: VerificationCheck) => string> =
   edge_clearance: (c) => `Keep all text at least ${EDGE_CLEARANCE_MM} mm from the page edges: ${c.actual ?? ""}.`,
   registered_domestic: () =>
     `Registered delivery is domestic only (${PRINT_CENTRE_COUNTRY}): send it as standard delivery or to a ${PRINT_CENTRE_COUNTRY} address.`,
+  payment_slip: (c) =>
+    `The payment slip's page lost its text (${c.actual ?? ""}): render the letter again from its template with \`payment\`.`,
 };
 
 /** Measures and checks a letter's PDF. An unreadable PDF, or one too slow to read, is 422 naming the source field. */
@@ -433,6 +432,31 @@ export async function verifyPdf(input: VerifyInput): Promise<VerifyResult> {
             param: "delivery",
           },
     );
+
+  // payment_slip
+  if (!input.payment) checks.push({ id: "payment_slip", status: "skipped", message: "No payment slip requested." });
+  else {
+    const slip = findPaymentSlip(measured.texts, measured.pageCount, input.payment);
+    checks.push(
+      slip.found
+        ? {
+            id: "payment_slip",
+            status: "pass",
+            message: "The payment slip (IBAN and amount) is printed on the last page.",
+            page: measured.pageCount,
+            box: roundBox(slip.box),
+          }
+        : {
+            id: "payment_slip",
+            status: "fail",
+            message: `The payment slip is not readable on the last page (page ${measured.pageCount}): ${slip.missing.join(" and ")} not found in its text.`,
+            expected: "the slip's IBAN and amount as text on the last page",
+            actual: `missing ${slip.missing.join(", ")}`,
+            page: measured.pageCount,
+            param: "payment",
+          },
+    );
+  }
 
   const failed = checks.filter((c) => c.status === "fail");
   const passed = checks.filter((c) => c.status === "pass").length;

@@ -9,6 +9,7 @@ import { fanoutChunk } from "@/lib/workflows/workflow-events";
 import { publishWorkflowEventsNow } from "@/lib/workflows/publish";
 import { call, newKey, newOrg } from "../harness";
 import { type Harness, sleep, startHarness, waitForRun } from "./harness";
+import { FROM, starterTemplate } from "../fixtures/letters";
 
 /**
  * Letter batches through the real fan-out functions and `serve()`: 30 recipients in two chunks,
@@ -27,14 +28,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-const FROM = {
-  company: "Beispiel GmbH",
-  street: "Marktplatz",
-  houseNumber: "1",
-  postalCode: "80331",
-  city: "München",
-  country: "DE",
-};
 const recipient = (i: number) => ({
   to: {
     name: `Erika Mustermann ${i}`,
@@ -149,3 +142,33 @@ test("the request is checked first: 1..1,000 recipients, a template of the organ
   expect(unknown.status).toBe(404);
   expect(unknown.body.error.param).toBe("templateId");
 });
+
+test("each recipient's payment slip is its own: a page more, its amount on the letter", async () => {
+  const o = await newOrg();
+  const templateId = await starterTemplate(o.secret);
+  const payment = (cents: number) => ({
+    recipientName: "Beispiel GmbH",
+    iban: "DE89370400440532013000",
+    amountCents: cents,
+  });
+  const recipients = [
+    { ...recipient(0), payment: payment(1000) },
+    { ...recipient(1), payment: payment(2550) },
+    recipient(2),
+  ];
+  const made = await call("POST", "/v1/letters/batch", {
+    key: o.secret,
+    body: { templateId, from: FROM, recipients },
+  });
+  expect(made.status, JSON.stringify(made.body).slice(0, 500)).toBe(202);
+  const done = await completed(o.secret, made.body.id);
+  expect(done).toMatchObject({ total: 3, created: 3, failed: 0 });
+  const got = await Promise.all(
+    done.items.map((i: { letterId: string }) => call("GET", `/v1/letters/${i.letterId}`, { key: o.secret })),
+  );
+  expect(got.map((g) => [g.body.pageCount, g.body.payment?.amountCents ?? null])).toEqual([
+    [2, 1000],
+    [2, 2550],
+    [1, null],
+  ]);
+}, 120_000);

@@ -37,6 +37,7 @@ const CHECK_WORDS: Record<VerificationCheck["id"], string> = {
   franking_zone: "Franking zone free",
   edge_clearance: "Edge clearance",
   registered_domestic: "Registered is domestic",
+  payment_slip: "Payment slip printed",
 };
 const STATUS_TONES: Record<VerificationCheck["status"], Tone> = {
   pass: "green",

@@ -98,6 +98,12 @@ export default async function LetterPage({ params }: { params: Promise<{ letterI
               ],
               ["Delivery", letter.delivery],
               ["Expected delivery", letter.expectedDeliveryDate],
+              [
+                "Payment slip",
+                letter.payment
+                  ? `EUR ${(letter.payment.amountCents / 100).toFixed(2)} to ${letter.payment.recipientName} (${letter.payment.iban.replace(/(.{4})(?=.)/g, "$1 ")})${letter.payment.reference ? `, reference ${letter.payment.reference}` : ""}: the last page, with a GiroCode`
+                  : "—",
+              ],
               ["Description", letter.description ?? "—"],
               ["Created", <Time key="c" value={letter.createdAt} />],
               [

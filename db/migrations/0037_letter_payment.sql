@@ -1,0 +1,2 @@
+ALTER TABLE "letter_batch_items" ADD COLUMN "payment" jsonb;--> statement-breakpoint
+ALTER TABLE "letters" ADD COLUMN "payment" jsonb;
