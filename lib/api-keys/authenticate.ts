@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb } from "@/db";
 import { apiKeys } from "@/db/schema";
 import { ApiError } from "@/lib/core/errors";
-import { expandScopes } from "@/lib/auth/scopes";
+import { expandScopesOnce } from "@/lib/auth/scopes";
 import type { Principal } from "@/lib/auth/principal";
 import { ipAllowed } from "@/lib/auth/ip";
 import { errorFields, log } from "@/lib/log";
@@ -76,7 +76,7 @@ export async function authenticate(
     orgId: key.orgId,
     userId: key.userId,
     apiKeyId: key.id,
-    scopes: expandScopes(key.scopes),
+    scopes: expandScopesOnce(key.scopes),
     inboxIds: key.inboxIds,
     actor: `api_key:${key.id}`,
     ip,

@@ -64,6 +64,21 @@ export function expandScopes(granted: readonly string[]): Set<Scope> {
   return out;
 }
 
+const expanded = new WeakMap<readonly string[], ReadonlySet<Scope>>();
+
+/**
+ * The same expansion, remembered for this very list (an API key's cached row asks on every request);
+ * the set is shared, so it is read-only.
+ */
+export function expandScopesOnce(granted: readonly string[]): ReadonlySet<Scope> {
+  let set = expanded.get(granted);
+  if (!set) {
+    set = expandScopes(granted);
+    expanded.set(granted, set);
+  }
+  return set;
+}
+
 /** True when `requested` grants nothing outside `held` (the child-key subset rule). */
 export function isSubset(requested: readonly string[], held: ReadonlySet<Scope>): boolean {
   for (const s of expandScopes(requested)) if (!held.has(s)) return false;

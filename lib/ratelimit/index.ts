@@ -148,7 +148,20 @@ export async function purgeExpiredRateLimits(db: DbOrTx): Promise<number> {
  * address (see lib/http/client-ip.ts for how the server stamps it).
  */
 export function clientSubject(ip: string | null): string | null {
-  if (!ip || !ipaddr.isValid(ip)) return null;
+  if (!ip) return null;
+  const known = subjects.get(ip);
+  if (known !== undefined) return known;
+  const subject = subjectOf(ip);
+  // Every authenticated request asks for its address's subject: parsed once per address (bounded).
+  if (subjects.size >= 10_000) subjects.clear();
+  subjects.set(ip, subject);
+  return subject;
+}
+
+const subjects = new Map<string, string | null>();
+
+function subjectOf(ip: string): string | null {
+  if (!ipaddr.isValid(ip)) return null;
   let addr = ipaddr.parse(ip);
   if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress())
     addr = (addr as ipaddr.IPv6).toIPv4Address();
