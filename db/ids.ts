@@ -45,3 +45,11 @@ export function uuidv7(now: number = Date.now()): string {
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * A UUID version 7 made by the database (a random UUID with its first 48 bits the clock's
+ * milliseconds and its version nibble 7), for rows inserted by a statement that makes them itself
+ * (an `insert … select` whose row count only the database knows).
+ */
+export const SQL_UUIDV7 =
+  "encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid";

@@ -3,9 +3,10 @@ import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
-import { idempotencyKeys, ledgerEvents, messages, outbox } from "@/db/schema";
+import { idempotencyKeys, ledgerEvents, messages, outboundEvents, outbox, webhookQueue, webhooks } from "@/db/schema";
 import { channelDefinition } from "@/lib/channels/definitions";
 import { env } from "@/lib/env";
+import { deliverQueuedMessage } from "@/lib/messages/handoff";
 import { takeOverOutbox } from "@/lib/outbox/relay";
 import { mailTransport, type OutboundMail, type SendResult } from "@/lib/providers/mail";
 import { call, newInbox, newOrg, type TestOrg } from "./harness";
@@ -18,6 +19,19 @@ const outboxFiles = () =>
   fs.existsSync(env.OUTBOX_DIR)
     ? fs.readdirSync(env.OUTBOX_DIR).map((f) => fs.readFileSync(path.join(env.OUTBOX_DIR, f), "utf8"))
     : [];
+
+/** Makes the mail transport take the next send and never answer; `release` restores it. */
+function holdTransport(): { handedOver: Promise<void>; release: () => void } {
+  const transport = mailTransport() as { send: (m: OutboundMail) => Promise<SendResult> };
+  const real = transport.send.bind(transport);
+  let reached!: () => void;
+  const handedOver = new Promise<void>((r) => (reached = r));
+  transport.send = () => {
+    reached();
+    return new Promise<SendResult>(() => {});
+  };
+  return { handedOver, release: () => (transport.send = real) };
+}
 
 /** Fails when a message's `channelMetadata` carries a key its channel's public schema does not name. */
 function expectPublicMetadata(m: { channel: string; channelMetadata: Record<string, unknown> | null }) {
@@ -103,19 +117,12 @@ test("a process that dies between commit and handoff: the relay delivers once, t
   const inbox = await newInbox(org, "dies");
   const db = await getDb();
   const subject = `crash-${Date.now()}`;
-  const transport = mailTransport();
-  const real = transport.send.bind(transport);
   // The transport never answers: the request stands for a process that died after its commit.
-  let reached!: () => void;
-  const handedOver = new Promise<void>((r) => (reached = r));
-  (transport as { send: (m: OutboundMail) => Promise<SendResult> }).send = () => {
-    reached();
-    return new Promise<SendResult>(() => {});
-  };
+  const { handedOver, release } = holdTransport();
   const body = { inboxId: inbox.id, to: "success@simulator.amazonses.com", subject, text: "exactly once" };
   void send(org, body, { "Idempotency-Key": "crash-1" });
   await handedOver;
-  (transport as { send: (m: OutboundMail) => Promise<SendResult> }).send = real;
+  release();
 
   const [queued] = await db.select().from(messages).where(eq(messages.inboxId, inbox.id));
   if (!queued) throw new Error("the send was not committed");
@@ -165,4 +172,59 @@ test("the header's Idempotency-Key is recorded on the message and its events", a
   const db = await getDb();
   const [row] = await db.select().from(messages).where(eq(messages.id, sent.body.id));
   expect(row?.idempotencyKey).toBe("hdr-1");
+});
+
+test("the handoff's one statement: entry done, message sent with its outcome, events in order with their webhooks; a lost lease writes nothing", async () => {
+  const org = await newOrg();
+  const inbox = await newInbox(org, "one-statement");
+  const db = await getDb();
+  const [hook] = await db
+    .insert(webhooks)
+    .values({ orgId: org.orgId, url: "https://hooks.example.com/x", events: ["message.sent"], secret: "whsec_dGVzdA" })
+    .returning();
+  const sent = await send(org, { inboxId: inbox.id, to: "someone@example.com", subject: "one", text: "x" });
+  expect(sent.body.status).toBe("sent");
+  const [entry] = await db.select().from(outbox).where(eq(outbox.subjectId, sent.body.id));
+  expect(entry).toMatchObject({ status: "done", leaseUntil: null, lastError: null });
+  expect(entry?.doneAt).toBeInstanceOf(Date);
+  const [row] = await db.select().from(messages).where(eq(messages.id, sent.body.id));
+  expect(row).toMatchObject({ status: "sent", outcome: "delivered", error: null });
+  expect(row?.sentAt).toBeInstanceOf(Date);
+  const outcomes = await db.select().from(outboundEvents).where(eq(outboundEvents.messageId, sent.body.id));
+  expect(outcomes.map((o) => [o.type, o.recipient, o.orgId])).toEqual([["Delivery", "someone@example.com", org.orgId]]);
+  const events = await db
+    .select()
+    .from(ledgerEvents)
+    .where(eq(ledgerEvents.messageId, sent.body.id))
+    .orderBy(ledgerEvents.position);
+  expect(events.map((e) => e.type)).toEqual(["message.sent", "message.delivered"]);
+  expect(events[1]?.seq).toBe((events[0]?.seq ?? 0) + 1);
+  expect(events[0]?.data).toMatchObject({ messageId: sent.body.id, subject: "one", attachmentCount: 0 });
+  expect(events[1]?.data).toMatchObject({ recipient: "someone@example.com", eventType: "Delivery" });
+  // Only the subscribed type is queued, once.
+  const queued = await db
+    .select()
+    .from(webhookQueue)
+    .where(eq(webhookQueue.webhookId, hook?.id ?? ""));
+  expect(queued.map((q) => q.eventId)).toEqual([events[0]?.eventId]);
+  expect(queued[0]?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+  // A handoff whose lease another relay took over writes nothing.
+  const { handedOver, release } = holdTransport();
+  void send(org, { inboxId: inbox.id, to: "other@example.com", subject: "two", text: "y" });
+  await handedOver;
+  release();
+  const [held] = await db.select().from(messages).where(eq(messages.subject, "two"));
+  const [heldEntry] = await db
+    .select()
+    .from(outbox)
+    .where(eq(outbox.subjectId, held?.id ?? ""));
+  if (!held || !heldEntry) throw new Error("the second send was not committed");
+  expect(await deliverQueuedMessage(db, heldEntry, "not-the-lease")).toBeNull();
+  const [after] = await db.select().from(messages).where(eq(messages.id, held.id));
+  expect(after).toMatchObject({ status: "queued", outcome: null });
+  expect(await db.select().from(ledgerEvents).where(eq(ledgerEvents.messageId, held.id))).toEqual([]);
+  expect(await db.select().from(outboundEvents).where(eq(outboundEvents.messageId, held.id))).toEqual([]);
+  const [stillPending] = await db.select().from(outbox).where(eq(outbox.id, heldEntry.id));
+  expect(stillPending?.status).toBe("pending");
 });

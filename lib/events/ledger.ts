@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
-import { enqueueDeliveries } from "@/lib/webhooks/dispatcher";
+import { enqueueDeliveries, enqueueDeliveriesCtes } from "@/lib/webhooks/dispatcher";
+import { LEDGER_CHANNEL } from "./notify";
 import { type EmittedEventType, EVENT_TYPES, type EventType } from "./contracts";
 
 export { EVENT_TYPES, type EventType };
@@ -25,6 +26,24 @@ export interface AppendInput {
 export type LedgerEvent = typeof ledgerEvents.$inferSelect;
 
 export const newEventId = () => `evt_${randomBytes(16).toString("base64url")}`;
+
+/** An event's row but its `seq` (given by its partition's counter). */
+function eventRow(input: AppendInput, now: Date) {
+  return {
+    eventId: newEventId(),
+    orgId: input.orgId,
+    type: input.type,
+    partitionKey: input.partitionKey,
+    inboxId: input.inboxId ?? null,
+    threadId: input.threadId ?? null,
+    messageId: input.messageId ?? null,
+    outboundMessageId: input.outboundMessageId ?? null,
+    providerMessageId: input.providerMessageId ?? null,
+    idempotencyKey: input.idempotencyKey ?? null,
+    data: input.data,
+    occurredAt: input.occurredAt ?? now,
+  };
+}
 
 /**
  * Appends one event. Call it with the transaction that makes the change the event reports: the
@@ -69,29 +88,53 @@ export async function appendEvents(tx: DbOrTx, inputs: readonly AppendInput[]): 
     group.indexes.forEach((index, i) => (seqs[index] = partition.seq - n + 1 + i));
   }
   const now = new Date();
-  const rows = inputs.map((input, i) => ({
-    eventId: newEventId(),
-    orgId: input.orgId,
-    type: input.type,
-    partitionKey: input.partitionKey,
-    seq: seqs[i] ?? 0,
-    inboxId: input.inboxId ?? null,
-    threadId: input.threadId ?? null,
-    messageId: input.messageId ?? null,
-    outboundMessageId: input.outboundMessageId ?? null,
-    providerMessageId: input.providerMessageId ?? null,
-    idempotencyKey: input.idempotencyKey ?? null,
-    data: input.data,
-    occurredAt: input.occurredAt ?? now,
-  }));
+  const rows = inputs.map((input, i) => ({ ...eventRow(input, now), seq: seqs[i] ?? 0 }));
   const inserted = await tx.insert(ledgerEvents).values(rows).returning();
   const byId = new Map(inserted.map((e) => [e.eventId, e]));
   const events = rows.map((r) => byId.get(r.eventId)).filter((e): e is LedgerEvent => e !== undefined);
   if (events.length !== inputs.length) throw new Error("ledger insert returned fewer rows than it was given");
   // Delivered on commit to every listening process (long-polling readers wake on it).
   for (const orgId of new Set(inputs.map((i) => i.orgId)))
-    await tx.execute(sql`select pg_notify('svc_ledger', ${orgId})`);
+    await tx.execute(sql`select pg_notify(${LEDGER_CHANNEL}, ${orgId})`);
   // Webhook deliveries are queued in the same transaction.
   await enqueueDeliveries(tx, events);
   return events;
+}
+
+/**
+ * `appendEvents` as common table expressions of the caller's one statement, for a change made in
+ * one statement with no transaction around it (the send's handoff): the events of one partition,
+ * appended only when the caller's CTE named `gate` yields a row. The same rows as `appendEvents`
+ * (the partition's counter reserves the run of `seq` numbers and is locked until the statement
+ * commits), the same wake-up and the same webhook deliveries. `ctes` follows the caller's own CTEs
+ * (after a comma); `touch` must be selected by the statement's final select, or PostgreSQL skips
+ * the wake-ups (a CTE that only selects runs only when it is read).
+ */
+export function appendEventsCtes(inputs: readonly AppendInput[], gate: string): { ctes: SQL; touch: SQL } {
+  const first = inputs[0];
+  if (!first) throw new Error("appendEventsCtes needs at least one event");
+  if (inputs.some((i) => i.orgId !== first.orgId || i.partitionKey !== first.partitionKey))
+    throw new Error("appendEventsCtes appends to one partition");
+  const n = inputs.length;
+  const now = new Date();
+  const rows = JSON.stringify(inputs.map((input, ord) => ({ ...eventRow(input, now), ord })));
+  const webhooks = enqueueDeliveriesCtes("ledger_e");
+  const ctes = sql`ledger_p as (
+    insert into ledger_partitions (org_id, partition_key, last_seq)
+    select ${first.orgId}::uuid, ${first.partitionKey}::text, ${n}::bigint where exists (select 1 from ${sql.raw(gate)})
+    on conflict (org_id, partition_key) do update set last_seq = ledger_partitions.last_seq + excluded.last_seq
+    returning last_seq),
+  ledger_e as (
+    insert into ledger_events (event_id, org_id, type, partition_key, seq, inbox_id, thread_id, message_id,
+      outbound_message_id, provider_message_id, idempotency_key, data, occurred_at)
+    select r."eventId", r."orgId", r.type, r."partitionKey", ledger_p.last_seq - ${n}::bigint + 1 + r.ord, r."inboxId",
+      r."threadId", r."messageId", r."outboundMessageId", r."providerMessageId", r."idempotencyKey", r.data, r."occurredAt"
+    from ledger_p cross join jsonb_to_recordset(${rows}::jsonb) as r(ord int, "eventId" text, "orgId" uuid,
+      type text, "partitionKey" text, "inboxId" uuid, "threadId" uuid, "messageId" uuid, "outboundMessageId" uuid,
+      "providerMessageId" text, "idempotencyKey" text, data jsonb, "occurredAt" timestamptz)
+    order by r.ord
+    returning org_id, event_id, type),
+  ledger_n as (select pg_notify(${LEDGER_CHANNEL}, ${first.orgId}) from ledger_p),
+  ${webhooks.ctes}`;
+  return { ctes, touch: sql`(select count(*) from ledger_n) + ${webhooks.touch}` };
 }

@@ -10,7 +10,7 @@ import {
   type ProviderReply,
 } from "@/lib/channels/port";
 import { notFound } from "@/lib/core/errors";
-import { appendEvents } from "@/lib/events/ledger";
+import { type AppendInput, appendEvents } from "@/lib/events/ledger";
 import { log } from "@/lib/log";
 import { landInbound, receivingInbox } from "./receive";
 import { appendMessageEvent, messageEvent, type MessageEventType, type MessageRow } from "./store";
@@ -88,16 +88,25 @@ export async function applyOutcomesInTx(
       });
   }
   const final = updated ?? row;
-  await appendEvents(tx, [
-    ...(opts.sent ? [messageEvent(final, "message.sent", opts.sent.attachmentCount)] : []),
+  await appendEvents(tx, outcomeEvents(final, outcomes, opts.sent));
+  return final;
+}
+
+/** The ledger events of outcomes applied to `row`: `message.sent` first when `sent`, then one per outcome that has an event. */
+export function outcomeEvents(
+  row: MessageRow,
+  outcomes: readonly DeliveryOutcome[],
+  sent?: { attachmentCount: number },
+): AppendInput[] {
+  return [
+    ...(sent ? [messageEvent(row, "message.sent", sent.attachmentCount)] : []),
     ...outcomes.flatMap((o) => {
       const type = EVENT_FOR[o.kind];
       return type
-        ? [messageEvent(final, type, undefined, { recipient: o.recipient, eventType: o.providerType, ...o.detail })]
+        ? [messageEvent(row, type, undefined, { recipient: o.recipient, eventType: o.providerType, ...o.detail })]
         : [];
     }),
-  ]);
-  return final;
+  ];
 }
 
 /** Provider outcomes reported later (SES notifications): one transaction holding the message's row lock. */

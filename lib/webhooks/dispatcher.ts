@@ -1,5 +1,5 @@
-import { uuidv7 } from "@/db/ids";
-import { and, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { SQL_UUIDV7, uuidv7 } from "@/db/ids";
+import { and, eq, gt, inArray, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import { type Db, type DbHandle, type DbOrTx, getDb, getDbHandle } from "@/db";
 import { ledgerEvents, webhookQueue, webhooks } from "@/db/schema";
 import { env } from "@/lib/env";
@@ -106,6 +106,22 @@ export async function enqueueDeliveries(
       for (const t of targets) if (t.events.includes(e.type)) rows.push({ orgId, webhookId: t.id, eventId: e.eventId });
   }
   await queueDeliveries(tx, rows);
+}
+
+/**
+ * `enqueueDeliveries` as common table expressions of one statement (see `appendEventsCtes`): the
+ * events are the rows (`org_id`, `event_id`, `type`) the CTE named `events` returns. `touch` must be
+ * read by the statement's final select (it sends the wake-up when a delivery was queued).
+ */
+export function enqueueDeliveriesCtes(events: string): { ctes: SQL; touch: SQL } {
+  const ctes = sql`webhook_q as (
+    insert into webhook_queue (id, org_id, webhook_id, event_id)
+    select ${sql.raw(SQL_UUIDV7)}, e.org_id, w.id, e.event_id
+    from ${sql.raw(events)} e join webhooks w on w.org_id = e.org_id and e.type = any(w.events)
+    on conflict do nothing
+    returning id),
+  webhook_n as (select pg_notify(${WEBHOOK_CHANNEL}, '') from (select 1 from webhook_q limit 1) q)`;
+  return { ctes, touch: sql`(select count(*) from webhook_n)` };
 }
 
 interface Claimed {
