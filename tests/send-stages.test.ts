@@ -1,11 +1,17 @@
+import { and, eq, inArray } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
+import { suppressions } from "@/db/schema";
+import { agentOfSend } from "@/lib/agents/agent";
+import { connectionsOf } from "@/lib/inboxes/connections";
+import { findInbox, inboxesByAddress } from "@/lib/inboxes/service";
 import type { Principal } from "@/lib/auth/principal";
 import { channelAdapter } from "@/lib/channels";
 import type { SendMessageInput } from "@/lib/messages/contracts";
 import { attachFiles } from "@/lib/messages/stages/attach";
 import { applyPolicy } from "@/lib/messages/stages/policy";
 import { renderSend } from "@/lib/messages/stages/render";
+import { readAhead } from "@/lib/messages/stages/read";
 import { resolveSend } from "@/lib/messages/stages/resolve";
 import { signSend } from "@/lib/messages/stages/sign";
 import { validateRequest } from "@/lib/messages/stages/validate";
@@ -177,4 +183,67 @@ test("sign: DKIM-signed MIME under the Message-ID for external recipients; nothi
   const internal = await signSend(db, await approve(peer.address));
   expect(internal).toMatchObject({ wire: null, external: [], error: null });
   expect(internal.messageIdHeader).toMatch(/^<.+@svc\.localhost>$/);
+});
+
+test("read-ahead: one statement answers the rows each stage would read (inbox, connections, agent, inboxes, complaints, budgets)", async () => {
+  const org = await newOrg();
+  const from = await newInbox(org, "ahead-from");
+  const peer = await newInbox(org, "ahead-peer");
+  const db = await getDb();
+  const principal = principalOf(org);
+  const req = (over: Partial<SendMessageInput>) => validateRequest(input({ inboxId: from.id, ...over }), new Date());
+  const plain = await readAhead(db, principal, req({ to: "Out@Example.com" }));
+  expect(plain).toMatchObject({ bindings: [], inboxes: [], suppressions: [], budgeted: false });
+
+  const agent = (await call("POST", "/v1/agents", { key: org.secret, body: { display: "Ahead" } })).body;
+  const agentId = agent.agent?.agentId ?? agent.agentId;
+  expect(
+    (await call("POST", `/v1/agents/${agentId}/bind`, { key: org.secret, body: { inboxId: from.id } })).status,
+  ).toBe(200);
+  await db
+    .insert(suppressions)
+    .values({ orgId: org.orgId, address: "angry@example.com", reason: "complaint", lastEventAt: new Date() });
+  expect(
+    (await call("PUT", "/v1/budgets", { key: org.secret, body: { scope: "account", limits: { maxSendsPerDay: 9 } } }))
+      .status,
+  ).toBe(200);
+  const recipients = [peer.address, "angry@example.com"];
+  const reads = await readAhead(
+    db,
+    principal,
+    req({ to: [peer.address.toUpperCase(), " Angry@example.com"], cc: "@me" }),
+  );
+  expect(reads.inbox).toEqual(await findInbox(db, principal, from.id));
+  expect(reads.connections).toEqual(await connectionsOf(db, from.id));
+  expect(reads.connections.length).toBeGreaterThan(0);
+  // A second agent bound to the key: the key's binding wins over the inbox's.
+  const keyAgent = (await call("POST", "/v1/agents", { key: org.secret, body: { display: "Key" } })).body;
+  const keyAgentId = keyAgent.agent?.agentId ?? keyAgent.agentId;
+  const bindKey = await call("POST", `/v1/agents/${keyAgentId}/bind`, {
+    key: org.secret,
+    body: { apiKeyId: org.apiKeyId },
+  });
+  expect(bindKey.status).toBe(200);
+  const reread = await readAhead(
+    db,
+    principal,
+    req({ to: [peer.address.toUpperCase(), " Angry@example.com"], cc: "@me" }),
+  );
+  expect(reread.bindings).toHaveLength(2);
+  const bound = await agentOfSend(db, org.orgId, org.apiKeyId, from.id);
+  expect(bound?.display).toBe("Key");
+  expect(await agentOfSend(db, org.orgId, org.apiKeyId, from.id, reread.bindings)).toEqual(bound);
+  expect(new Map(reads.inboxes.map((i) => [i.address, i]))).toEqual(await inboxesByAddress(db, recipients));
+  expect(reads.suppressions).toEqual(
+    await db
+      .select()
+      .from(suppressions)
+      .where(and(eq(suppressions.orgId, org.orgId), inArray(suppressions.address, recipients))),
+  );
+  expect(reads.budgeted).toBe(true);
+  // A contact reference is not read ahead: the stage reads it itself.
+  expect([...reads.addresses].sort()).toEqual(recipients.sort());
+  // Another organization's inbox id reads as none (404 at the resolve stage).
+  const other = await newOrg();
+  expect((await readAhead(db, principalOf(other), req({}))).inbox).toBeNull();
 });

@@ -115,16 +115,26 @@ export async function agentOfSend(
   orgId: string,
   apiKeyId: string | null,
   inboxId: string,
+  /** The bindings of this key and inbox, when the caller has read them already. */
+  known?: AgentBindingRead[],
 ): Promise<AgentRow | null> {
-  const rows = await db
-    .select({ agent: agents, apiKeyId: agentBindings.apiKeyId })
-    .from(agentBindings)
-    .innerJoin(agents, eq(agents.id, agentBindings.agentId))
-    .where(
-      and(
-        eq(agentBindings.orgId, orgId),
-        or(eq(agentBindings.inboxId, inboxId), apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined),
-      ),
-    );
+  const rows =
+    known ??
+    (await db
+      .select({ agent: agents, apiKeyId: agentBindings.apiKeyId })
+      .from(agentBindings)
+      .innerJoin(agents, eq(agents.id, agentBindings.agentId))
+      .where(
+        and(
+          eq(agentBindings.orgId, orgId),
+          or(eq(agentBindings.inboxId, inboxId), apiKeyId ? eq(agentBindings.apiKeyId, apiKeyId) : undefined),
+        ),
+      ));
   return (rows.find((r) => r.apiKeyId !== null) ?? rows[0])?.agent ?? null;
+}
+
+/** A binding of a send's key or inbox with its agent (`agentOfSend`'s rows). */
+export interface AgentBindingRead {
+  agent: AgentRow;
+  apiKeyId: string | null;
 }

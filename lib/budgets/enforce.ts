@@ -198,6 +198,8 @@ export interface SendBudgetOptions {
   /** `fire`: a scheduled send going out, already reserved when it was accepted — only the complaint stop applies. */
   mode?: "accept" | "fire";
   now?: Date;
+  /** False: the organization is known to have no budget (read by the caller), so none is read. */
+  budgeted?: boolean;
 }
 
 /**
@@ -212,7 +214,7 @@ export async function checkSendBudgets(
   opts: SendBudgetOptions & { record?: boolean } = {},
 ): Promise<SendBudgetPlan> {
   const now = opts.now ?? new Date();
-  const found = await budgetsOf(db, subject, false);
+  const found = opts.budgeted === false ? [] : await budgetsOf(db, subject, false);
   for (const b of found) {
     const usage = await usageOf(db, b, now, { forSend: true });
     const trip =

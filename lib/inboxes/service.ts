@@ -52,6 +52,11 @@ export async function findInbox(
     .select()
     .from(inboxes)
     .where(and(eq(inboxes.orgId, principal.orgId), eq(inboxes.id, inboxId)));
+  return foundInbox(row, param);
+}
+
+/** `findInbox`'s answer for a row already read (404 when there is none). */
+export function foundInbox(row: InboxRow | null | undefined, param = "inboxId"): InboxRow {
   if (!row) throw notFound("inbox", param);
   return row;
 }
@@ -189,11 +194,16 @@ export async function inboxByAddress(db: DbOrTx, address: string): Promise<Inbox
 }
 
 /** The inboxes of this service among `addresses` (normalized), by address in the order given: one query for all. */
-export async function inboxesByAddress(db: DbOrTx, addresses: readonly string[]): Promise<Map<string, InboxRow>> {
+export async function inboxesByAddress(
+  db: DbOrTx,
+  addresses: readonly string[],
+  /** The rows, when the caller has read them already (every inbox among `addresses`). */
+  known?: InboxRow[],
+): Promise<Map<string, InboxRow>> {
   const wanted = [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
   if (wanted.length === 0) return new Map();
   const rows = new Map(
-    (await db.select().from(inboxes).where(inArray(inboxes.address, wanted))).map((r) => [r.address, r]),
+    (known ?? (await db.select().from(inboxes).where(inArray(inboxes.address, wanted)))).map((r) => [r.address, r]),
   );
   return new Map(wanted.flatMap((a) => (rows.has(a) ? [[a, rows.get(a) as InboxRow] as const] : [])));
 }

@@ -13,6 +13,7 @@ import type { AttachedSend } from "./stages/draft";
 import { applyPolicy, type BudgetMode } from "./stages/policy";
 import { refuseOnTrip, releaseSend, reserveSend } from "@/lib/budgets/enforce";
 import { renderSend } from "./stages/render";
+import { readAhead } from "./stages/read";
 import { resolveSend } from "./stages/resolve";
 import { earlierSend, type SendResponse, sendResponseOf, toPreview } from "./stages/respond";
 import { signSend } from "./stages/sign";
@@ -40,7 +41,7 @@ async function approve(
   policy: { agentId?: string | null } = {},
 ): Promise<AttachedSend> {
   const validated = validateRequest(input, now);
-  const resolved = await resolveSend(db, principal, validated);
+  const resolved = await resolveSend(db, principal, validated, undefined, await readAhead(db, principal, validated));
   return attachFiles(db, await applyPolicy(db, await renderSend(db, resolved), mode, policy));
 }
 

@@ -6,6 +6,7 @@ import type { InboxRow } from "@/lib/inboxes/service";
 import type { Principal } from "@/lib/auth/principal";
 import type { SendMessageInput } from "../contracts";
 import type { StoredAttachment } from "../store";
+import type { SendReads } from "./read";
 
 /**
  * The typed draft a send is built in, one stage after another (docs/ARCHITECTURE.md, "Send"):
@@ -51,6 +52,8 @@ export interface ResolvedSend extends ValidatedRequest {
   channel: ChannelAdapter<ChannelId>;
   /** The contact the request named with `contactId`, stored on the message; null otherwise. */
   contactId: string | null;
+  /** The rows read ahead for the later stages (`./read.ts`); absent: each stage reads its own. */
+  reads?: SendReads;
 }
 
 /** `render`: what the message says. */

@@ -8,13 +8,21 @@ import { refuseByReputation } from "@/lib/agents/reputation";
 import { agentOfSend, agentPublicId, findAgentById } from "@/lib/agents/agent";
 import { type BudgetSubject, checkSendBudgets } from "@/lib/budgets/enforce";
 import type { ApprovedSend, RenderedSend, SendWarning } from "./draft";
+import { coveredRows, type SendReads } from "./read";
 
-async function complaintWarnings(db: DbOrTx, orgId: string, recipients: string[]): Promise<SendWarning[]> {
+async function complaintWarnings(
+  db: DbOrTx,
+  orgId: string,
+  recipients: string[],
+  reads?: SendReads,
+): Promise<SendWarning[]> {
   if (recipients.length === 0) return [];
-  const rows = await db
-    .select()
-    .from(suppressions)
-    .where(and(eq(suppressions.orgId, orgId), inArray(suppressions.address, recipients)));
+  const rows =
+    coveredRows(reads, (r) => r.suppressions, recipients) ??
+    (await db
+      .select()
+      .from(suppressions)
+      .where(and(eq(suppressions.orgId, orgId), inArray(suppressions.address, recipients))));
   return rows.map((r) => ({
     recipient: r.address,
     reason: "complaint" as const,
@@ -41,7 +49,7 @@ export function refuseInbox(r: Pick<RenderedSend, "principal" | "inbox">): void 
  */
 export async function sendingAgent(
   db: DbOrTx,
-  r: Pick<RenderedSend, "principal" | "inbox">,
+  r: Pick<RenderedSend, "principal" | "inbox" | "reads">,
   agentId: string | null | undefined,
 ) {
   const agent =
@@ -49,7 +57,7 @@ export async function sendingAgent(
       ? agentId
         ? await findAgentById(db, agentId)
         : null
-      : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id);
+      : await agentOfSend(db, r.principal.orgId, r.principal.apiKeyId, r.inbox.id, r.reads?.bindings);
   if (agent && agent.status !== "active") {
     throw notPermitted(
       `This send is made as the agent ${agentPublicId(agent.id)}, which is ${agent.status}; bind the key or inbox elsewhere or unbind it.`,
@@ -94,7 +102,7 @@ export async function applyPolicy(
   if (agent) await refuseByReputation(db, agent);
   refuseForeignOptions(r.channel, r.input);
   r.channel.validate({ recipients: r.recipients, internal: r.internal, scheduled: Boolean(r.input.sendAt) });
-  const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients);
+  const warnings = await complaintWarnings(db, r.principal.orgId, r.recipients, r.reads);
   if (warnings.length > 0 && !r.input.ignoreComplaints) {
     const recipients = warnings.map((w) => w.recipient);
     throw invalidRequest(
@@ -106,6 +114,7 @@ export async function applyPolicy(
   const budget = await checkSendBudgets(db, subject, r.recipients.length, r.inbox.id, {
     mode: mode === "fire" ? "fire" : "accept",
     record: mode !== "dry",
+    budgeted: r.reads?.budgeted,
   });
   return { ...r, warnings, budget, agent };
 }

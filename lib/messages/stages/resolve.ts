@@ -7,8 +7,9 @@ import { invalidRequest, notFound } from "@/lib/core/errors";
 import { contactAddress, isContactRef } from "@/lib/contacts/addressing";
 import type { HandleChannel } from "@/lib/contacts/handles";
 import { connectionsOf } from "@/lib/inboxes/connections";
-import { findInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
+import { findInbox, foundInbox, inboxesByAddress, type InboxRow } from "@/lib/inboxes/service";
 import type { ResolvedSend, ValidatedRequest } from "./draft";
+import { coveredRows, type SendReads } from "./read";
 
 const asList = (r: string | string[] | undefined): string[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
 const MAX_RECIPIENTS = 50;
@@ -59,6 +60,7 @@ async function chooseChannel(
   named: string | undefined,
   given: GivenRecipient[],
   senderInboxId: string,
+  reads?: SendReads,
 ): Promise<{
   channel: ChannelAdapter;
   lists: Record<GivenRecipient["field"], string[]>;
@@ -69,7 +71,13 @@ async function chooseChannel(
   // The channels the sending inbox is connected on, read once when the auto rule runs.
   const senderChannels = named
     ? []
-    : [...new Set((await connectionsOf(db, senderInboxId)).filter((c) => c.status === "active").map((c) => c.channel))];
+    : [
+        ...new Set(
+          (reads?.connections ?? (await connectionsOf(db, senderInboxId)))
+            .filter((c) => c.status === "active")
+            .map((c) => c.channel),
+        ),
+      ];
   for (const [i, channel] of candidates.entries()) {
     const last = i === candidates.length - 1;
     const lists: Record<GivenRecipient["field"], string[]> = { to: [], cc: [], bcc: [] };
@@ -90,7 +98,13 @@ async function chooseChannel(
     if (recipients.length > MAX_RECIPIENTS)
       throw invalidRequest(`At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, "to");
     const key = recipients.join("\n");
-    const internal = looked.get(key) ?? (await inboxesByAddress(db, recipients));
+    const internal =
+      looked.get(key) ??
+      (await inboxesByAddress(
+        db,
+        recipients,
+        coveredRows(reads, (r) => r.inboxes, recipients),
+      ));
     looked.set(key, internal);
     if (named || last || channel.byDefault?.takes({ recipients, internal, senderChannels }))
       return { channel, lists, internal };
@@ -131,8 +145,9 @@ export async function resolveSend(
   principal: Principal,
   v: ValidatedRequest,
   inbox?: InboxRow,
+  reads?: SendReads,
 ): Promise<ResolvedSend> {
-  const from = inbox ?? (await findInbox(db, principal, v.input.inboxId));
+  const from = inbox ?? (reads ? foundInbox(reads.inbox) : await findInbox(db, principal, v.input.inboxId));
   const orgId = principal.orgId;
   const kinds = v.input.channel ? channelAdapter(v.input.channel).handleKinds : DEFAULT_HANDLE_KINDS;
   const given = await recipientsOf(db, orgId, "to", v.input.to, kinds);
@@ -148,7 +163,7 @@ export async function resolveSend(
   if (named) given.push({ field: "to", param: "contactId", value: named.address });
   given.push(...(await recipientsOf(db, orgId, "cc", v.input.cc, kinds)));
   given.push(...(await recipientsOf(db, orgId, "bcc", v.input.bcc, kinds)));
-  const { channel, lists, internal } = await chooseChannel(db, v.input.channel, given, from.id);
+  const { channel, lists, internal } = await chooseChannel(db, v.input.channel, given, from.id, reads);
   const { inReplyTo, references } = await threadHeaders(db, principal.orgId, v.input, channel);
   return {
     ...v,
@@ -163,5 +178,6 @@ export async function resolveSend(
     references,
     channel,
     contactId: named?.contactId ?? null,
+    reads,
   };
 }
