@@ -356,6 +356,7 @@ export class Executor {
   private async poll(signal: AbortSignal): Promise<void> {
     let sweptAt = Date.now();
     let checkedAt = 0;
+    let overdueWokeAt = 0;
     /** When (this process's clock) the due time the poller last found arrives. */
     let dueAt: number | null = null;
     const wakeIfDue = () => {
@@ -388,6 +389,10 @@ export class Executor {
         }
         if ((next.lease && next.lease.getTime() <= now) || Date.now() - sweptAt >= CLAIM_SWEEP_MS) {
           sweptAt = Date.now();
+          this.wakeIdle();
+        } else if (next.overdue && Date.now() - overdueWokeAt >= this.opts.pollMs) {
+          // A run due for a while that nobody took (see WakeUps.overdue): the workers look again.
+          overdueWokeAt = Date.now();
           this.wakeIdle();
         }
         let soonest = Number.POSITIVE_INFINITY;

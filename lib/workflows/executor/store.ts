@@ -773,6 +773,13 @@ export interface WakeUps {
    * (`wakeWorkers`), so idle workers never spin.
    */
   due: Date | null;
+  /**
+   * A pending run has been due for over a second and no worker took it: a concurrency key that is
+   * full, or a wake-up that was missed (a run recovered or re-parked just as the workers looked).
+   * The poller then wakes the workers at most once per `pollMs`, so such a run waits at most that
+   * long instead of the 15 s sweep.
+   */
+  overdue: boolean;
   /** The soonest lease of an executing run: past it, the run may be taken over. */
   lease: Date | null;
   /** The soonest `next_cron_at` of an active function (fired by `fireDueCrons`, any app). */
@@ -791,6 +798,8 @@ function prepareWakeUps(db: Awaited<ReturnType<typeof getDb>>) {
       cron: sql<Date | string | null>`min(${wfFunctions.nextCronAt})`,
       due: sql<Date | string | null>`(select min(r.due_at) from wf_runs r
         where r.status in ('queued', 'sleeping', 'waiting') and r.due_at > now() and r.function_id in ${served})`,
+      overdue: sql<boolean | string>`exists (select 1 from wf_runs r where r.status in ('queued', 'sleeping', 'waiting')
+        and r.due_at <= now() - interval '1 second' and r.function_id in ${served})`,
       lease: sql<Date | string | null>`(select min(r.lease_until) from wf_runs r
         where r.status = 'running' and r.function_id in ${served})`,
       now: sql<Date | string>`now()`,
@@ -813,7 +822,13 @@ export async function nextWakeUps(functionIdsJson: string): Promise<WakeUps> {
   }
   const [row] = await prepared.execute({ ids: functionIdsJson });
   const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
-  return { due: at(row?.due), lease: at(row?.lease), cron: at(row?.cron), now: at(row?.now) ?? new Date() };
+  return {
+    due: at(row?.due),
+    overdue: row?.overdue === true || row?.overdue === "t",
+    lease: at(row?.lease),
+    cron: at(row?.cron),
+    now: at(row?.now) ?? new Date(),
+  };
 }
 
 /** Every function (active or removed) of the given apps. */
