@@ -1,14 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GET as unsubscribePage, POST as unsubscribePost } from "@/app/u/[token]/route";
 import { getDb } from "@/db";
-import { messages, outbox } from "@/db/schema";
+import { ledgerEvents, messages, outboundEvents, outbox } from "@/db/schema";
 import { inngest } from "@/inngest/client";
 import { functions } from "@/inngest/functions";
 import { env } from "@/lib/env";
-import { drainOutbox } from "@/lib/outbox/relay";
+import { deliverQueuedMessages } from "@/lib/messages/handoff";
+import { claimOutbox, drainOutbox } from "@/lib/outbox/relay";
+import { mailTransport, type OutboundMail, type SendResult } from "@/lib/providers/mail";
 import { call, newInbox, newOrg, type TestOrg } from "./harness";
 import { newContact, newTemplate } from "./resources";
 import { type Harness, sleep, startHarness } from "./workflows/harness";
@@ -247,6 +249,114 @@ describe("broadcasts", () => {
     // The snapshot now has the late member and not the unsubscribed one; only the late member is new.
     expect(second.counts).toMatchObject({ total: 31, sent: 1, failed: 0, pending: 0, suppressed: 30 });
   }, 120_000);
+
+  test("a chunk's members handed off as a batch: each message sent with its own events in order, a failed handoff failed alone, an entry whose lease another relay holds left to it", async () => {
+    const db = await getDb();
+    const audience = (await call("POST", "/v1/audiences", { ...key(), body: { name: "Batch" } })).body.list.id;
+    const emails = ["b0@example.com", "b1@example.com", "b2@example.com", "b3@example.com", "b4@example.com"];
+    await call("POST", `/v1/audiences/${audience}/members`, {
+      ...key(),
+      body: { members: emails.map((email) => ({ email })) },
+    });
+    const res = await call("POST", `/v1/audiences/${audience}/send`, {
+      ...key(),
+      body: { inboxId: inbox.id, subject: "Batch", text: "x" },
+    });
+    expect(res.status).toBe(202);
+    // Made (queued, entries left to the relay), not yet handed off: the test drains them itself.
+    const made = async () =>
+      db
+        .select({ id: messages.id, to: messages.to, status: messages.status })
+        .from(messages)
+        .where(and(eq(messages.orgId, org.orgId), eq(messages.subject, "Batch")));
+    for (let i = 0; (await made()).length < emails.length; i++) {
+      if (i > 300) throw new Error("the broadcast's messages were not made");
+      await sleep(100);
+    }
+    const rows = await made();
+    expect(rows.map((r) => r.status)).toEqual(emails.map(() => "queued"));
+    const idOf = (email: string) => rows.find((r) => r.to[0] === email)?.id ?? "";
+    const entries = await db
+      .select()
+      .from(outbox)
+      .where(
+        inArray(
+          outbox.subjectId,
+          rows.map((r) => r.id),
+        ),
+      );
+    const claimed = await claimOutbox(db, 10, { ignoreLeases: true, ids: entries.map((e) => e.id) });
+    expect(claimed).toHaveLength(emails.length);
+    const token = claimed[0]?.token ?? "";
+    // Another relay took b3's entry over meanwhile.
+    const stolen = entries.find((e) => e.subjectId === idOf("b3@example.com"));
+    await db
+      .update(outbox)
+      .set({ leaseToken: "another-relay" })
+      .where(eq(outbox.id, stolen?.id ?? ""));
+    // The transport refuses b1.
+    const transport = mailTransport() as { send: (m: OutboundMail) => Promise<SendResult> };
+    const real = transport.send.bind(transport);
+    transport.send = (m) => (m.envelope.to.includes("b1@example.com") ? Promise.reject(new Error("refused")) : real(m));
+    try {
+      await deliverQueuedMessages(
+        db,
+        claimed.map((c) => c.row),
+        token,
+      );
+    } finally {
+      transport.send = real;
+    }
+    const after = new Map((await made()).map((r) => [r.to[0], r.status]));
+    expect(emails.map((e) => after.get(e))).toEqual(["sent", "failed", "sent", "queued", "sent"]);
+    const finished = new Map(
+      (
+        await db
+          .select()
+          .from(outbox)
+          .where(
+            inArray(
+              outbox.id,
+              entries.map((e) => e.id),
+            ),
+          )
+      ).map((e) => [e.subjectId, e.status]),
+    );
+    expect(emails.map((e) => finished.get(idOf(e)))).toEqual(["done", "failed", "done", "pending", "done"]);
+    for (const email of emails) {
+      const events = await db
+        .select()
+        .from(ledgerEvents)
+        .where(eq(ledgerEvents.messageId, idOf(email)))
+        .orderBy(ledgerEvents.position);
+      const expected = after.get(email) === "sent" ? ["message.sent", "message.delivered"] : [];
+      expect(events.map((e) => e.type)).toEqual(expected);
+      if (events.length === 2) expect(events[1]?.seq).toBe((events[0]?.seq ?? 0) + 1);
+      const outcomes = await db
+        .select()
+        .from(outboundEvents)
+        .where(eq(outboundEvents.messageId, idOf(email)));
+      expect(outcomes.map((o) => [o.type, o.recipient])).toEqual(
+        after.get(email) === "sent" ? [["Delivery", email]] : [],
+      );
+    }
+    // The partition's sequence has no gap and no repeat across the batch.
+    const seqs = (
+      await db
+        .select({ seq: ledgerEvents.seq })
+        .from(ledgerEvents)
+        .where(
+          inArray(
+            ledgerEvents.messageId,
+            rows.map((r) => r.id),
+          ),
+        )
+    )
+      .map((e) => Number(e.seq))
+      .sort((x, y) => x - y);
+    expect(seqs).toHaveLength(6);
+    expect(seqs.every((q, i) => i === 0 || q === (seqs[i - 1] ?? 0) + 1)).toBe(true);
+  }, 60_000);
 
   test("another organization's audience and broadcast are unknown", async () => {
     const other = await newOrg();

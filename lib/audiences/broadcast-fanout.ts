@@ -11,7 +11,8 @@ import { systemPrincipal } from "@/lib/messages/send";
 import type { AttachedSend, LinkedObject } from "@/lib/messages/stages/draft";
 import { type RenderedBody } from "@/lib/messages/stages/render";
 import { signSend } from "@/lib/messages/stages/sign";
-import { storeSendInTx } from "@/lib/messages/stages/store";
+import { isPlainSend, storePlainSendsInTx, storeSendInTx } from "@/lib/messages/stages/store";
+import { kickOutboxRelay } from "@/lib/outbox/relay";
 import { registerFanoutKind } from "@/lib/workflows/fanout";
 import { unsubscribeHeaders, unsubscribeSigner } from "./unsubscribe";
 
@@ -121,6 +122,8 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
     disposition: a.disposition,
   }));
   let written = 0;
+  // Plain members' messages (the usual case: external, nothing attached) are stored together.
+  const plain: Parameters<typeof storePlainSendsInTx>[1] = [];
   for (const m of reach) {
     if (!sending) break;
     const address = m.key;
@@ -152,13 +155,12 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
       budget: { subject: content.budgetSubject, recipients: 1, inboxId: b.inboxId, budgeted: false },
       agent,
     };
-    const stored = await storeSendInTx(tx, await signSend(tx, approved), {
-      idempotencyKey: keyOf(address),
-      lease: false,
-      broadcastId: b.id,
-    });
-    if (stored) written++;
+    const signed = await signSend(tx, approved);
+    const opts = { idempotencyKey: keyOf(address), lease: false, broadcastId: b.id };
+    if (isPlainSend(signed)) plain.push({ send: signed, opts });
+    else if (await storeSendInTx(tx, signed, opts)) written++;
   }
+  written += await storePlainSendsInTx(tx, plain);
   if (skipped > 0) {
     await tx
       .update(broadcasts)
@@ -218,4 +220,6 @@ registerFanoutKind(BROADCAST_KIND, {
     return rows.map((r) => ({ key: r.email, data: { id: r.id, contactId: r.contactId } }));
   },
   apply: (tx, _fanoutId, params, members) => applyBroadcastChunk(tx, params, members),
+  // The chunk's messages are handed to the transport by the relay now, not at its next poll.
+  committed: () => kickOutboxRelay(),
 });

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { uuidv7 } from "@/db/ids";
 import { rowsOf } from "@/db/client";
@@ -48,33 +48,48 @@ export async function deliverQueuedMessage(
 ): Promise<MessageRow | null> {
   const payload = entry.payload as unknown as DeliverPayload;
   const message = known ?? (await db.select().from(messages).where(eq(messages.id, payload.messageId)))[0];
-  if (!message || message.status !== "queued" || !entry.body) {
-    await finishOutbox(db, entry.id, token, {
-      status: "done",
-      error: message ? `message is ${message.status}` : "message deleted",
-    });
-    return message ?? null;
-  }
+  if (!message || message.status !== "queued" || !entry.body) return settleIrregular(db, entry, token, message);
+  const attempt = await attemptDelivery(entry, message);
+  if (attempt instanceof RetryLater) return retryLater(db, entry, token, message, attempt);
+  if (oneStatement(attempt))
+    return markSentInOneStatement(db, entry.id, token, attempt.sent, attempt.outcomes, payload.attachmentCount);
+  return recordInTx(db, entry, token, attempt);
+}
+
+/** An entry whose message is gone, no longer `queued` or has no wire form: finished, nothing sent. */
+async function settleIrregular(db: Db, entry: OutboxRow, token: string, message: MessageRow | undefined) {
+  await finishOutbox(db, entry.id, token, {
+    status: "done",
+    error: message ? `message is ${message.status}` : "message deleted",
+  });
+  return message ?? null;
+}
+
+/** What a handoff came to: the message as it is to be recorded (`sent` or `failed`) and the channel's outcomes. */
+interface Attempt {
+  sent: MessageRow;
+  outcomes: DeliveryOutcome[];
+}
+
+/**
+ * The wire form to the message's channel, and what to record: `sent` with the channel's immediate
+ * outcomes (and the bounces of unavailable internal recipients), or `failed`; or the provider's
+ * `RetryLater` when it asked to be called again later.
+ */
+async function attemptDelivery(entry: OutboxRow, message: MessageRow): Promise<Attempt | RetryLater> {
+  const payload = entry.payload as unknown as DeliverPayload;
+  const channel = channelAdapter(message.channel);
   let result: DeliveryReceipt | null = null;
   let error: string | null = null;
   try {
-    const deliver = channelAdapter(message.channel).deliver;
-    if (!deliver) throw new Error(`the ${message.channel} channel delivers nothing after the commit`);
-    result = await deliver({ body: entry.body, envelope: payload.envelope, messageKey: payload.messageIdHeader });
+    if (!channel.deliver) throw new Error(`the ${message.channel} channel delivers nothing after the commit`);
+    result = await channel.deliver({
+      body: entry.body as Buffer,
+      envelope: payload.envelope,
+      messageKey: payload.messageIdHeader,
+    });
   } catch (err) {
-    if (err instanceof RetryLater) {
-      // The provider asked for a later call (Telegram's 429 `retry_after`): the message stays
-      // queued and the entry is due again then; no attempt is counted, nothing is dropped.
-      log.info("outbound transport asked to retry later", {
-        messageId: message.id,
-        retryAfterMs: err.retryAfterMs,
-      });
-      await db
-        .update(outbox)
-        .set({ leaseUntil: new Date(Date.now() + err.retryAfterMs), lastError: err.message })
-        .where(and(eq(outbox.id, entry.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
-      return message;
-    }
+    if (err instanceof RetryLater) return err;
     log.warn("outbound transport failed", {
       messageId: message.id,
       inboxId: message.inboxId,
@@ -84,11 +99,9 @@ export async function deliverQueuedMessage(
   }
   const status: MessageRow["status"] = error ? "failed" : "sent";
   const outcomes =
-    status === "sent"
-      ? [...(result?.outcomes ?? []), ...unavailableBounces(channelAdapter(message.channel), payload.unavailable)]
-      : [];
-  const channel = channelAdapter(message.channel);
-  const set = {
+    status === "sent" ? [...(result?.outcomes ?? []), ...unavailableBounces(channel, payload.unavailable)] : [];
+  const sent: MessageRow = {
+    ...message,
     status,
     error,
     providerMessageId: result?.providerMessageId ?? null,
@@ -96,18 +109,157 @@ export async function deliverQueuedMessage(
     channelMetadata: channel.outcomeMetadata(message.channelMetadata, { receipt: result, outcomes }),
     sentAt: new Date(),
   };
-  if (status === "sent" && !outcomes.some((o) => o.kind === "complained"))
-    return markSentInOneStatement(db, entry.id, token, { ...message, ...set }, outcomes, payload.attachmentCount);
+  return { sent, outcomes };
+}
+
+/**
+ * The provider asked for a later call (Telegram's 429 `retry_after`): the message stays queued and
+ * the entry is due again then; no attempt is counted, nothing is dropped.
+ */
+async function retryLater(
+  db: Db,
+  entry: OutboxRow,
+  token: string,
+  message: MessageRow,
+  err: RetryLater,
+): Promise<MessageRow> {
+  log.info("outbound transport asked to retry later", { messageId: message.id, retryAfterMs: err.retryAfterMs });
+  await db
+    .update(outbox)
+    .set({ leaseUntil: new Date(Date.now() + err.retryAfterMs), lastError: err.message })
+    .where(and(eq(outbox.id, entry.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
+  return message;
+}
+
+/** Whether an attempt's bookkeeping fits the one-statement form (sent; no outcome that needs more, such as a complaint's suppression). */
+const oneStatement = (a: Attempt) => a.sent.status === "sent" && !a.outcomes.some((o) => o.kind === "complained");
+
+/** The bookkeeping of any attempt in one transaction: the entry finished, the message updated, its outcomes applied. */
+async function recordInTx(db: Db, entry: OutboxRow, token: string, { sent, outcomes }: Attempt) {
+  const payload = entry.payload as unknown as DeliverPayload;
+  const { status, error, providerMessageId, outcome, channelMetadata, sentAt } = sent;
   return db.transaction(async (tx) => {
     if (!(await finishOutbox(tx, entry.id, token, { status: error ? "failed" : "done", error }))) return null;
     // One update: the status, the outcome (accepted, then the transport's immediate outcomes) and the metadata.
-    const [row] = await tx.update(messages).set(set).where(eq(messages.id, message.id)).returning();
+    const [row] = await tx
+      .update(messages)
+      .set({ status, error, providerMessageId, outcome, channelMetadata, sentAt })
+      .where(eq(messages.id, sent.id))
+      .returning();
     if (!row || status !== "sent") return row ?? null;
     return applyOutcomesInTx(tx, row, outcomes, {
       sent: { attachmentCount: payload.attachmentCount },
       metadataApplied: true,
     });
   });
+}
+
+/** Deliveries of one batch handed to their channels at once. */
+const BATCH_PARALLEL = 8;
+
+/**
+ * The handoff of a batch of committed messages (the relay's claim of `message.deliver` entries
+ * under one lease `token`, e.g. a broadcast's members): one read of their rows, the wire forms to
+ * their channels a few at a time, then the bookkeeping of the accepted ones as one statement per
+ * ledger partition (`markManySent`); anything else (a failure, a retry-later, a complaint, a lease
+ * lost meanwhile) takes the single message's path. Each entry ends as `deliverQueuedMessage`
+ * would have ended it.
+ */
+export async function deliverQueuedMessages(db: Db, entries: OutboxRow[], token: string): Promise<void> {
+  const ids = entries.map((e) => (e.payload as unknown as DeliverPayload).messageId);
+  const rows = ids.length > 0 ? await db.select().from(messages).where(inArray(messages.id, ids)) : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const accepted = new Map<string, { entry: OutboxRow; attempt: Attempt }[]>();
+  const queue = [...entries];
+  const work = async () => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      const message = byId.get((entry.payload as unknown as DeliverPayload).messageId);
+      if (!message || message.status !== "queued" || !entry.body) {
+        await settleIrregular(db, entry, token, message);
+        continue;
+      }
+      const attempt = await attemptDelivery(entry, message);
+      if (attempt instanceof RetryLater) await retryLater(db, entry, token, message, attempt);
+      else if (!oneStatement(attempt)) await recordInTx(db, entry, token, attempt);
+      else {
+        const partition = `${message.orgId}:${message.inboxId}`;
+        accepted.set(partition, [...(accepted.get(partition) ?? []), { entry, attempt }]);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_PARALLEL, entries.length) }, work));
+  for (const group of accepted.values()) {
+    if (await markManySent(db, token, group)) continue;
+    // Some lease was lost (another relay took an entry over): each entry on its own, under its lease.
+    for (const { entry, attempt } of group) {
+      const { attachmentCount } = entry.payload as unknown as DeliverPayload;
+      await markSentInOneStatement(db, entry.id, token, attempt.sent, attempt.outcomes, attachmentCount);
+    }
+  }
+}
+
+/**
+ * `markSentInOneStatement` for many messages of one ledger partition: every entry `done` and every
+ * message `sent` with its outbound and ledger events, in one statement, only if this process still
+ * holds every entry's lease (they are locked first; otherwise nothing is written and false is
+ * returned).
+ */
+async function markManySent(db: Db, token: string, group: { entry: OutboxRow; attempt: Attempt }[]): Promise<boolean> {
+  const ids = group.map((g) => g.entry.id);
+  const updates = JSON.stringify(
+    group.map(({ attempt: { sent } }) => ({
+      id: sent.id,
+      pmid: sent.providerMessageId,
+      outcome: sent.outcome,
+      cm: sent.channelMetadata,
+      at: sent.sentAt,
+    })),
+  );
+  const events = JSON.stringify(
+    group.flatMap(({ attempt: { sent, outcomes } }) =>
+      outcomes.map((o) => ({
+        id: uuidv7(),
+        mid: sent.id,
+        type: o.providerType,
+        recipient: o.recipient,
+        at: o.at,
+        details: o.detail,
+      })),
+    ),
+  );
+  const ledger = appendEventsCtes(
+    group.flatMap(({ entry, attempt: { sent, outcomes } }) =>
+      outcomeEvents(sent, outcomes, {
+        attachmentCount: (entry.payload as unknown as DeliverPayload).attachmentCount,
+      }),
+    ),
+    "o",
+  );
+  const idList = sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
+  const [raw] = rowsOf<{ held: number | string }>(
+    await db.execute(sql`with held as (
+        select id from outbox where id in (${idList}) and lease_token = ${token} and status = 'pending' for update),
+      o as (
+        update outbox set status = 'done', last_error = null, done_at = now(), lease_until = null
+        where id in (select id from held) and (select count(*) from held) = ${ids.length} returning id),
+      m as (
+        update messages set status = 'sent', error = null, provider_message_id = r.pmid, outcome = r.outcome,
+          channel_metadata = r.cm, sent_at = r.at
+        from jsonb_to_recordset(${updates}::jsonb) as r(id uuid, pmid text, outcome text, cm jsonb, at timestamptz)
+        where messages.id = r.id and exists (select 1 from o)
+        returning messages.id, messages.org_id, messages.provider_message_id),
+      x as (
+        insert into outbound_events (id, org_id, message_id, type, recipient, provider_message_id, occurred_at, details)
+        select r.id, m.org_id, m.id, r.type, r.recipient, m.provider_message_id, r.at, r.details
+        from m join jsonb_to_recordset(${events}::jsonb)
+          as r(id uuid, mid uuid, type text, recipient text, at timestamptz, details jsonb) on r.mid = m.id),
+      ${ledger.ctes}
+      select (select count(*) from o) as held, (select count(*) from m) as updated, ${ledger.touch} as woken`),
+  );
+  return Number(raw?.held ?? 0) === group.length;
 }
 
 /**

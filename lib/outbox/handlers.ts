@@ -1,6 +1,6 @@
 import type { Db } from "@/db";
 import { EXTRACT_KIND, performExtraction } from "@/lib/messages/extraction";
-import { deliverQueuedMessage } from "@/lib/messages/handoff";
+import { deliverQueuedMessage, deliverQueuedMessages } from "@/lib/messages/handoff";
 import { LETTER_SUBMIT_KIND, submitLetterEntry } from "@/lib/letters/letters";
 import { answerCallEntry, CALL_ANSWER_KIND, CALL_START_KIND, startCallEntry } from "@/lib/phone/calls";
 import { processSlackEventEntry, SLACK_EVENT_KIND } from "@/lib/slack/events";
@@ -19,4 +19,14 @@ export const OUTBOX_HANDLERS: Record<string, OutboxHandler> = {
   [LETTER_SUBMIT_KIND]: submitLetterEntry,
   [CALL_ANSWER_KIND]: answerCallEntry,
   [EXTRACT_KIND]: performExtraction,
+};
+
+/**
+ * Kinds whose entries the relay's drain performs as a batch (claimed together under one lease
+ * token): the handler ends every entry as its single handler would.
+ */
+export type OutboxBatchHandler = (db: Db, rows: OutboxRow[], leaseToken: string) => Promise<void>;
+
+export const OUTBOX_BATCH_HANDLERS: Record<string, OutboxBatchHandler> = {
+  "message.deliver": deliverQueuedMessages,
 };

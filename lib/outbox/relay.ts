@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-
 import { type Db, getDb, getDbHandle } from "@/db";
 import { outbox } from "@/db/schema";
 import { errorFields, log } from "@/lib/log";
-import { OUTBOX_HANDLERS, type OutboxHandler } from "./handlers";
+import { OUTBOX_BATCH_HANDLERS, OUTBOX_HANDLERS, type OutboxBatchHandler, type OutboxHandler } from "./handlers";
 import { leaseMs, newLeaseToken, type OutboxRow } from "./store";
 
 /**
@@ -39,21 +39,26 @@ export async function performOutbox(
     if (!handler) throw new Error(`no outbox handler for ${row.kind}`);
     return await handler(db, row, token);
   } catch (err) {
-    const attempts = row.attempts + 1;
-    const reason = err instanceof Error ? err.message : String(err);
-    log.error("outbox entry failed", { id: row.id, kind: row.kind, attempts, ...errorFields(err) });
-    const retryAt = new Date(Date.now() + Math.min(600_000, 1000 * 2 ** attempts));
-    await db
-      .update(outbox)
-      .set(
-        attempts >= MAX_ATTEMPTS
-          ? { status: "failed", lastError: reason, leaseUntil: null, doneAt: sql`now()` }
-          : { lastError: reason, leaseUntil: retryAt, attempts },
-      )
-      .where(and(eq(outbox.id, row.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
+    log.error("outbox entry failed", { id: row.id, kind: row.kind, attempts: row.attempts + 1, ...errorFields(err) });
+    await recordFailure(db, row, token, err);
   } finally {
     performing.delete(row.id);
   }
+}
+
+/** A failed attempt: due again after a backoff, or `failed` after the last attempt (only under the lease `token`; an entry already finished is untouched). */
+async function recordFailure(db: Db, row: OutboxRow, token: string, err: unknown): Promise<void> {
+  const attempts = row.attempts + 1;
+  const reason = err instanceof Error ? err.message : String(err);
+  const retryAt = new Date(Date.now() + Math.min(600_000, 1000 * 2 ** attempts));
+  await db
+    .update(outbox)
+    .set(
+      attempts >= MAX_ATTEMPTS
+        ? { status: "failed", lastError: reason, leaseUntil: null, doneAt: sql`now()` }
+        : { lastError: reason, leaseUntil: retryAt, attempts },
+    )
+    .where(and(eq(outbox.id, row.id), eq(outbox.leaseToken, token), eq(outbox.status, "pending")));
 }
 
 /**
@@ -97,15 +102,49 @@ export async function claimOutbox(
   });
 }
 
-/** Performs every claimable entry, one batch after another; returns how many it ran. */
+/** Entries claimed at once by the drain. */
+const DRAIN_BATCH = 100;
+
+/**
+ * Performs every claimable entry, one batch after another; returns how many it ran. A batch's
+ * entries of a kind with a batch handler (`OUTBOX_BATCH_HANDLERS`: message handoffs, e.g. a
+ * broadcast's) are performed together, the others one after another.
+ */
 export async function drainOutbox(db: Db, opts: { ignoreLeases?: boolean; ids?: string[] } = {}): Promise<number> {
   let ran = 0;
   for (;;) {
-    const batch = await claimOutbox(db, 20, opts);
+    const batch = await claimOutbox(db, DRAIN_BATCH, opts);
     if (batch.length === 0) return ran;
-    for (const { row, token } of batch) await performOutbox(db, row, token);
+    // One claim, one token: the batch kinds' entries by kind, the rest one after another.
+    const token = batch[0]?.token ?? "";
+    const batched = new Map<string, OutboxRow[]>();
+    for (const { row } of batch) {
+      if (OUTBOX_BATCH_HANDLERS[row.kind]) batched.set(row.kind, [...(batched.get(row.kind) ?? []), row]);
+      else await performOutbox(db, row, token);
+    }
+    for (const [kind, rows] of batched) {
+      const many = OUTBOX_BATCH_HANDLERS[kind];
+      if (many && rows.length > 1) await performOutboxBatch(db, rows, token, many);
+      else for (const row of rows) await performOutbox(db, row, token);
+    }
     ran += batch.length;
     opts = { ...opts, ignoreLeases: false };
+  }
+}
+
+/**
+ * Runs a batch handler over entries claimed under one lease `token`; if it throws, each entry it
+ * did not finish is retried later with backoff, as `performOutbox` does for one.
+ */
+async function performOutboxBatch(db: Db, rows: OutboxRow[], token: string, handler: OutboxBatchHandler) {
+  for (const row of rows) performing.add(row.id);
+  try {
+    await handler(db, rows, token);
+  } catch (err) {
+    log.error("outbox batch failed", { count: rows.length, kind: rows[0]?.kind, ...errorFields(err) });
+    for (const row of rows) await recordFailure(db, row, token, err);
+  } finally {
+    for (const row of rows) performing.delete(row.id);
   }
 }
 
@@ -119,11 +158,18 @@ export async function takeOverOutbox(db: Db, id: string): Promise<boolean> {
 
 let timer: NodeJS.Timeout | undefined;
 let running: Promise<unknown> | undefined;
+let again = false;
+
+/**
+ * The started relay's "drain now", shared by every module instance of this process (server.ts
+ * starts the relay; the workflow functions that write entries run in the Next.js bundles).
+ */
+const kick = globalThis as { __svcOutboxKick?: () => void };
 
 /**
  * Starts the relay loop of this process: first recovery (on the embedded database every pending
  * entry belongs to a process that died, since only one process opens it), then a poll for
- * entries whose lease expired.
+ * entries whose lease expired, and a drain whenever a writer kicks it (`kickOutboxRelay`).
  */
 export async function startOutboxRelay(): Promise<void> {
   if (timer) return;
@@ -131,17 +177,35 @@ export async function startOutboxRelay(): Promise<void> {
   const db = await getDb();
   const recovered = await drainOutbox(db, { ignoreLeases: handle.kind === "pglite" });
   if (recovered > 0) log.info("outbox: recovered unfinished handoffs", { count: recovered });
-  timer = setInterval(() => {
-    if (running) return;
+  const drain = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    again = false;
     running = drainOutbox(db)
       .catch((err: unknown) => log.error("outbox relay failed", errorFields(err)))
-      .finally(() => (running = undefined));
-  }, POLL_MS);
+      .finally(() => {
+        running = undefined;
+        if (again) drain();
+      });
+  };
+  timer = setInterval(drain, POLL_MS);
   timer.unref();
+  kick.__svcOutboxKick = drain;
+}
+
+/**
+ * Asks this process's relay (when started) to drain now rather than at its next poll: for a writer
+ * whose committed entries are left to the relay (a broadcast chunk's handoffs), after its commit.
+ */
+export function kickOutboxRelay(): void {
+  kick.__svcOutboxKick?.();
 }
 
 export async function stopOutboxRelay(): Promise<void> {
   if (timer) clearInterval(timer);
   timer = undefined;
+  kick.__svcOutboxKick = undefined;
   await running;
 }

@@ -47,6 +47,8 @@ export interface FanoutKind {
     params: Record<string, unknown>,
     members: { key: string; data: Record<string, unknown> }[],
   ): Promise<unknown>;
+  /** Optional: called after a chunk's transaction committed rows (e.g. to hand them on at once). */
+  committed?(params: Record<string, unknown>, rows: number): void;
   /** Applies a chunk inside its transaction; returns the rows written. */
   apply(
     tx: DbOrTx,
@@ -141,10 +143,12 @@ export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Pro
     const members = await headKind.members(db, head.params, plan.after, plan.last);
     prepared = await headKind.prepare(db, head.params, members);
   }
-  return db.transaction(async (tx) => {
+  let committed: ((rows: number) => void) | undefined;
+  const rows = await db.transaction(async (tx) => {
     const [f] = await tx.select().from(fanouts).where(eq(fanouts.id, fanoutId));
     if (!f) return 0;
     const kind = kindOf(f.kind);
+    committed = kind.committed && ((n) => kind.committed?.(f.params, n));
     const claimed = await tx
       .insert(fanoutChunks)
       .values({ fanoutId, chunk: plan.chunk, rows: 0 })
@@ -168,6 +172,8 @@ export async function applyChunk(db: Db, fanoutId: string, plan: ChunkPlan): Pro
       .where(eq(fanouts.id, fanoutId));
     return rows;
   });
+  if (rows > 0) committed?.(rows);
+  return rows;
 }
 
 /** Rows per multi-row INSERT. */

@@ -68,18 +68,7 @@ export async function storeSend(db: Db, s: SignedSend, opts: StoreOptions): Prom
  * this process. Its rows are four inserts with no read between them: `storePlainSend` writes them.
  */
 function isPlainQueuedSend(s: SignedSend, opts: StoreOptions): boolean {
-  return (
-    !opts.existing &&
-    opts.lease !== false &&
-    !opts.broadcastId &&
-    s.wire !== null &&
-    !s.error &&
-    s.internal.size === 0 &&
-    s.files.length === 0 &&
-    !s.budget.budgeted &&
-    !s.inReplyTo &&
-    s.references.length === 0
-  );
+  return !opts.existing && opts.lease !== false && !opts.broadcastId && isPlainSend(s);
 }
 
 /**
@@ -90,49 +79,92 @@ function isPlainQueuedSend(s: SignedSend, opts: StoreOptions): boolean {
  * columns' defaults would), so only the message row is read back.
  */
 async function storePlainSend(db: Db, s: SignedSend, opts: StoreOptions): Promise<StoredSend> {
+  const leaseToken = newLeaseToken();
+  const rows = plainRows(s, opts, leaseToken, new Date());
+  const message = db.insert(messages).values(rows.message).returning();
+  const [raw] = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`with ${plainCtes(db, [rows])}, m as (${message.getSQL()}) select * from m`),
+  );
+  if (!raw) throw new Error("message insert returned nothing");
+  const entry: OutboxRow = { ...rows.outbox, status: "pending", attempts: 0, lastError: null, doneAt: null };
+  return { row: rowOf(messages, raw), handoff: { entry, leaseToken }, unavailable: [] };
+}
+
+/**
+ * Many plain sends (`isPlainSend`: a broadcast chunk's members) stored in one statement in the
+ * caller's transaction: their threads, `queued` messages, usage rows and outbox entries (left to
+ * the relay: no lease) as multi-row inserts. Returns how many were stored.
+ */
+export async function storePlainSendsInTx(
+  tx: DbOrTx,
+  sends: { send: SignedSend; opts: StoreOptions }[],
+): Promise<number> {
+  if (sends.length === 0) return 0;
   const now = new Date();
+  const rows = sends.map(({ send, opts }) => plainRows(send, opts, null, now));
+  const message = tx.insert(messages).values(rows.map((r) => r.message));
+  await tx.execute(sql`with ${plainCtes(tx, rows)} ${message.getSQL()}`);
+  return rows.length;
+}
+
+/**
+ * Whether a send's rows are only inserts with no read between them (`plainRows`): a new message to
+ * external recipients only, nothing attached, in a new thread, under no budget to lock and re-check.
+ */
+export function isPlainSend(s: SignedSend): boolean {
+  return (
+    s.wire !== null &&
+    !s.error &&
+    s.internal.size === 0 &&
+    s.files.length === 0 &&
+    !s.budget.budgeted &&
+    !s.inReplyTo &&
+    s.references.length === 0
+  );
+}
+
+/** A plain send's rows: its new thread, its `queued` message, its usage row and its outbox entry (leased with `leaseToken`). */
+function plainRows(s: SignedSend, opts: StoreOptions, leaseToken: string | null, now: Date) {
   const receiptId = newReceiptId();
   const mark = { provenance: s.provenance, provenanceVerified: s.provenanceVerified };
   const channelMetadata = s.channel.outboundMetadata({ receiptId, ...mark, options: outboundDraft(s).options });
-  const leaseToken = newLeaseToken();
   const threadId = uuidv7();
   const sizeBytes = Buffer.byteLength(s.text ?? "") + Buffer.byteLength(s.html ?? "");
-  const thread = db.insert(threads).values({
-    id: threadId,
-    orgId: s.principal.orgId,
-    inboxId: s.inbox.id,
-    subject: s.subject,
-    messageCount: 1,
-    lastMessageAt: now,
-    createdAt: now,
-  });
-  const message = db
-    .insert(messages)
-    .values({
+  return {
+    thread: {
+      id: threadId,
+      orgId: s.principal.orgId,
+      inboxId: s.inbox.id,
+      subject: s.subject,
+      messageCount: 1,
+      lastMessageAt: now,
+      createdAt: now,
+    },
+    message: {
       ...outboundRow(s, s.messageIdHeader, opts.idempotencyKey),
       id: s.messageId,
       threadId,
+      broadcastId: opts.broadcastId ?? null,
       sizeBytes,
-      status: "queued",
+      status: "queued" as const,
       outcome: null,
       channelMetadata,
       error: null,
       sentAt: null,
       receivedAt: now,
       createdAt: now,
-    })
-    .returning();
-  const usage = db.insert(sendUsage).values(sendUsageRow(s.budget, s.messageId, now));
-  const values = { id: uuidv7(), createdAt: now, ...outboxValues(deliverEntry(s, s.messageId, []), leaseToken, now) };
-  const entry: OutboxRow = { ...values, status: "pending", attempts: 0, lastError: null, doneAt: null };
-  const handoff = db.insert(outbox).values(values);
-  const [raw] = rowsOf<Record<string, unknown>>(
-    await db.execute(
-      sql`with t as (${thread.getSQL()}), u as (${usage.getSQL()}), o as (${handoff.getSQL()}), m as (${message.getSQL()}) select * from m`,
-    ),
-  );
-  if (!raw) throw new Error("message insert returned nothing");
-  return { row: rowOf(messages, raw), handoff: { entry, leaseToken }, unavailable: [] };
+    },
+    usage: sendUsageRow(s.budget, s.messageId, now),
+    outbox: { id: uuidv7(), createdAt: now, ...outboxValues(deliverEntry(s, s.messageId, []), leaseToken, now) },
+  };
+}
+
+/** The threads, usage rows and outbox entries of plain sends as data-modifying CTEs (`t`, `u`, `o`), for a statement that inserts their messages. */
+function plainCtes(db: DbOrTx, rows: ReturnType<typeof plainRows>[]) {
+  const thread = db.insert(threads).values(rows.map((r) => r.thread));
+  const usage = db.insert(sendUsage).values(rows.map((r) => r.usage));
+  const handoff = db.insert(outbox).values(rows.map((r) => r.outbox));
+  return sql`t as (${thread.getSQL()}), u as (${usage.getSQL()}), o as (${handoff.getSQL()})`;
 }
 
 /** The outbox entry that hands a stored send's wire message to its channel after the commit. */
