@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import { domains } from "@/db/schema";
@@ -10,7 +11,23 @@ import { angleBrackets, buildMime, type DkimSigner, newMessageId, signDkim } fro
 import { fromProviderOutcome, mailboxUnavailable, mailOutcomeMetadata } from "./outcomes";
 import type { InboundEnvelope } from "./receive";
 
-async function signerFor(db: DbOrTx, from: SenderConnection): Promise<DkimSigner> {
+/**
+ * The signers read in one transaction, by domain: a broadcast chunk composes every member's message
+ * in one transaction and reads the domain once (outside a transaction each send reads its own).
+ */
+const signersInTx = new WeakMap<object, Map<string, Promise<DkimSigner>>>();
+
+function signerFor(db: DbOrTx, from: SenderConnection): Promise<DkimSigner> {
+  if (!(db instanceof PgTransaction)) return readSigner(db, from);
+  let memo = signersInTx.get(db);
+  if (!memo) signersInTx.set(db, (memo = new Map()));
+  const key = from.domainId ?? "";
+  let signer = memo.get(key);
+  if (!signer) memo.set(key, (signer = readSigner(db, from)));
+  return signer;
+}
+
+async function readSigner(db: DbOrTx, from: SenderConnection): Promise<DkimSigner> {
   if (!from.domainId) throw new Error(`inbox ${from.inboxId} has no domain`);
   const [domain] = await db.select().from(domains).where(eq(domains.id, from.domainId));
   if (!domain) throw new Error(`inbox ${from.inboxId} has no domain`);

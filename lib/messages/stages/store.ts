@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, rowsOf } from "@/db";
 import { uuidv7 } from "@/db/ids";
-import { rowOf } from "@/db/rows";
+import { insertJsonRows, rowOf } from "@/db/rows";
 import { messages, outbox, sendUsage, threads } from "@/db/schema";
 import { refuseOnTrip, reserveSend, sendUsageRow } from "@/lib/budgets/enforce";
 import { enqueueOutbox, newLeaseToken, type OutboxEntry, type OutboxRow, outboxValues } from "@/lib/outbox/store";
@@ -81,9 +81,9 @@ function isPlainQueuedSend(s: SignedSend, opts: StoreOptions): boolean {
 async function storePlainSend(db: Db, s: SignedSend, opts: StoreOptions): Promise<StoredSend> {
   const leaseToken = newLeaseToken();
   const rows = plainRows(s, opts, leaseToken, new Date());
-  const message = db.insert(messages).values(rows.message).returning();
+  const message = insertJsonRows(messages, [rows.message]);
   const [raw] = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`with ${plainCtes(db, [rows])}, m as (${message.getSQL()}) select * from m`),
+    await db.execute(sql`with ${plainCtes([rows])}, m as (${message} returning *) select * from m`),
   );
   if (!raw) throw new Error("message insert returned nothing");
   const entry: OutboxRow = { ...rows.outbox, status: "pending", attempts: 0, lastError: null, doneAt: null };
@@ -102,8 +102,11 @@ export async function storePlainSendsInTx(
   if (sends.length === 0) return 0;
   const now = new Date();
   const rows = sends.map(({ send, opts }) => plainRows(send, opts, null, now));
-  const message = tx.insert(messages).values(rows.map((r) => r.message));
-  await tx.execute(sql`with ${plainCtes(tx, rows)} ${message.getSQL()}`);
+  const message = insertJsonRows(
+    messages,
+    rows.map((r) => r.message),
+  );
+  await tx.execute(sql`with ${plainCtes(rows)} ${message}`);
   return rows.length;
 }
 
@@ -160,11 +163,20 @@ function plainRows(s: SignedSend, opts: StoreOptions, leaseToken: string | null,
 }
 
 /** The threads, usage rows and outbox entries of plain sends as data-modifying CTEs (`t`, `u`, `o`), for a statement that inserts their messages. */
-function plainCtes(db: DbOrTx, rows: ReturnType<typeof plainRows>[]) {
-  const thread = db.insert(threads).values(rows.map((r) => r.thread));
-  const usage = db.insert(sendUsage).values(rows.map((r) => r.usage));
-  const handoff = db.insert(outbox).values(rows.map((r) => r.outbox));
-  return sql`t as (${thread.getSQL()}), u as (${usage.getSQL()}), o as (${handoff.getSQL()})`;
+function plainCtes(rows: ReturnType<typeof plainRows>[]) {
+  const thread = insertJsonRows(
+    threads,
+    rows.map((r) => r.thread),
+  );
+  const usage = insertJsonRows(
+    sendUsage,
+    rows.map((r) => r.usage),
+  );
+  const handoff = insertJsonRows(
+    outbox,
+    rows.map((r) => r.outbox),
+  );
+  return sql`t as (${thread}), u as (${usage}), o as (${handoff})`;
 }
 
 /** The outbox entry that hands a stored send's wire message to its channel after the commit. */
