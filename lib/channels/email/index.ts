@@ -20,7 +20,7 @@ const signersInTx = new WeakMap<object, Map<string, Promise<DkimSigner>>>();
 function signerFor(db: DbOrTx, from: SenderConnection): Promise<DkimSigner> {
   if (!(db instanceof PgTransaction)) return readSigner(db, from);
   let memo = signersInTx.get(db);
-  if (!memo) signersInTx.set(db, (memo = new Map()));
+  if (!memo) signersInTx.set(db, (memo = new Map<string, Promise<DkimSigner>>()));
   const key = from.domainId ?? "";
   let signer = memo.get(key);
   if (!signer) memo.set(key, (signer = readSigner(db, from)));
