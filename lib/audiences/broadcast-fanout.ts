@@ -8,7 +8,7 @@ import { channelAdapter } from "@/lib/channels";
 import { INBOX_ADDRESS_CHANNEL } from "@/lib/channels/definitions";
 import { inboxesByAddress } from "@/lib/inboxes/service";
 import { systemPrincipal } from "@/lib/messages/send";
-import type { AttachedSend, LinkedObject } from "@/lib/messages/stages/draft";
+import type { AttachedSend, LinkedObject, SignedSend } from "@/lib/messages/stages/draft";
 import { type RenderedBody } from "@/lib/messages/stages/render";
 import { signSend } from "@/lib/messages/stages/sign";
 import { isPlainSend, storePlainSendsInTx, storeSendInTx } from "@/lib/messages/stages/store";
@@ -41,6 +41,22 @@ export interface BroadcastContent extends RenderedBody {
 }
 
 type Member = { key: string; data: Record<string, unknown> };
+
+/** Members' sends signed at once by a chunk (no agent). */
+const SIGN_PARALLEL = 8;
+
+/** `signSend` of each send, the first alone, then up to `parallel` at once; in the order given. */
+async function signInTurn(tx: DbOrTx, sends: AttachedSend[], parallel: number): Promise<SignedSend[]> {
+  const [first, ...rest] = sends;
+  if (!first) return [];
+  const out = [await signSend(tx, first)];
+  let next = 0;
+  const work = async () => {
+    for (let i = next++; i < rest.length; i = next++) out[i + 1] = await signSend(tx, rest[i] as AttachedSend);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, rest.length) }, work));
+  return out;
+}
 
 /** Applies one chunk of members: one message each for those who still get it; returns how many. */
 async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, members: Member[]): Promise<number> {
@@ -121,13 +137,10 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
     content: Buffer.from(a.contentBase64, "base64"),
     disposition: a.disposition,
   }));
-  let written = 0;
-  // Plain members' messages (the usual case: external, nothing attached) are stored together.
-  const plain: Parameters<typeof storePlainSendsInTx>[1] = [];
-  for (const m of reach) {
-    if (!sending) break;
+  if (!sending) return 0;
+  const approvedOf = (m: Member): AttachedSend => {
     const address = m.key;
-    const approved: AttachedSend = {
+    return {
       input: { inboxId: b.inboxId, to: address },
       headers: { ...content.headers, ...unsubscribeHeaders(sign, String(m.data.id)) },
       tags: content.tags,
@@ -155,10 +168,18 @@ async function applyBroadcastChunk(tx: DbOrTx, params: Record<string, unknown>, 
       budget: { subject: content.budgetSubject, recipients: 1, inboxId: b.inboxId, budgeted: false },
       agent,
     };
-    const signed = await signSend(tx, approved);
-    const opts = { idempotencyKey: keyOf(address), lease: false, broadcastId: b.id };
-    if (isPlainSend(signed)) plain.push({ send: signed, opts });
-    else if (await storeSendInTx(tx, signed, opts)) written++;
+  };
+  // Without an agent, signing reads nothing once the first member's send has read the domain's
+  // signer (kept for the transaction): the others are signed a few at a time, their DKIM
+  // signatures made in parallel on the thread pool. An agent's provenance reads its key: one at a time.
+  const signed = await signInTurn(tx, reach.map(approvedOf), agent ? 1 : SIGN_PARALLEL);
+  let written = 0;
+  // Plain members' messages (the usual case: external, nothing attached) are stored together.
+  const plain: Parameters<typeof storePlainSendsInTx>[1] = [];
+  for (const send of signed) {
+    const opts = { idempotencyKey: keyOf(send.to[0] ?? ""), lease: false, broadcastId: b.id };
+    if (isPlainSend(send)) plain.push({ send, opts });
+    else if (await storeSendInTx(tx, send, opts)) written++;
   }
   written += await storePlainSendsInTx(tx, plain);
   if (skipped > 0) {

@@ -127,11 +127,18 @@ export function signDkim(raw: Buffer, signer: DkimSigner, signTime?: Date): Prom
     signTime,
     bodyHash: body.digest("base64"),
   });
-  const signature = sign(
-    signAlgo === "rsa" ? algorithm : null,
-    signAlgo === "rsa" ? canonicalizedHeader : createHash("sha256").update(canonicalizedHeader).digest(),
-    key,
-  ).toString("base64");
-  const line = formatSignatureHeaderLine("DKIM", { ...dkimHeaderOpts, b: signature }, true);
-  return Promise.resolve(Buffer.concat([Buffer.from(`${line}\r\n`), raw]));
+  // With a callback the signature is made on libuv's thread pool, off the event loop: the
+  // signatures of concurrent sends (a broadcast chunk's members) use the other cores.
+  return new Promise((resolve, reject) =>
+    sign(
+      signAlgo === "rsa" ? algorithm : null,
+      signAlgo === "rsa" ? canonicalizedHeader : createHash("sha256").update(canonicalizedHeader).digest(),
+      key,
+      (err, signature) => {
+        if (err) return reject(err);
+        const line = formatSignatureHeaderLine("DKIM", { ...dkimHeaderOpts, b: signature.toString("base64") }, true);
+        resolve(Buffer.concat([Buffer.from(`${line}\r\n`), raw]));
+      },
+    ),
+  );
 }
