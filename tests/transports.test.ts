@@ -6,6 +6,7 @@ import { smtpRelayTransport } from "@/lib/providers/mail/smtp";
 /** The SMTP relay transport against a real SMTP server on loopback (the smarthost). */
 let smarthost: SMTPServer;
 let port = 0;
+let connections = 0;
 const received: { from: string; to: string[]; raw: string; user: string | null }[] = [];
 
 beforeAll(async () => {
@@ -14,6 +15,10 @@ beforeAll(async () => {
     allowInsecureAuth: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onConnect(_session, cb) {
+      connections++;
+      cb();
+    },
     onAuth(auth, _session, cb) {
       if (auth.username === "relay" && auth.password === "s3cret") cb(null, { user: "relay" });
       else cb(new Error("bad credentials"));
@@ -55,6 +60,30 @@ test("the relay transport authenticates and hands over the exact signed message 
   expect(received[0]).toMatchObject({ from: "a@x.test", to: ["b@y.test", "hidden@y.test"], user: "relay" });
   expect(received[0]?.raw).toContain("DKIM-Signature: v=1; test");
   expect(received[0]?.raw).toContain("Subject: relayed");
+  transport.close();
+});
+
+test("a batch of sends goes over the transport's pool of open connections, not one connection each", async () => {
+  const transport = smtpRelayTransport(`smtp://relay:s3cret@127.0.0.1:${port}/?ignoreTLS=true`);
+  const before = received.length;
+  connections = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        transport.send({
+          raw: Buffer.from(`Subject: pooled ${i}\r\nMessage-ID: <p${i}@x.test>\r\n\r\nbody\r\n`),
+          envelope: { from: "a@x.test", to: [`r${i}@y.test`] },
+          messageId: `<p${i}@x.test>`,
+        }),
+      ),
+    );
+  } finally {
+    transport.close();
+  }
+  expect(received.length - before).toBe(20);
+  expect(new Set(received.slice(before).map((r) => r.to[0])).size).toBe(20);
+  expect(connections).toBeGreaterThan(0);
+  expect(connections).toBeLessThanOrEqual(5);
 });
 
 test("wrong relay credentials fail the send", async () => {
@@ -66,6 +95,7 @@ test("wrong relay credentials fail the send", async () => {
       messageId: "<m2@x.test>",
     }),
   ).rejects.toThrow();
+  transport.close();
 });
 
 test("the SES mailbox simulator's addresses map to SES's outcomes", () => {
