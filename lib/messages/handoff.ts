@@ -38,7 +38,8 @@ export const unavailableBounces = (
  * ended, or null when another relay took the lease over (it records the outcome). `known` is the
  * row the caller has just committed (the send request), saving its re-read.
  * A crash after the transport accepted and before that commit is the one window in which a
- * second attempt (after the lease expires) sends the same Message-ID again.
+ * second attempt (after the lease expires) sends the same Message-ID again (for the relay's batch,
+ * `deliverQueuedMessages`, the window holds the messages of one slice of `RECORD_EVERY`).
  */
 export async function deliverQueuedMessage(
   db: Db,
@@ -159,13 +160,24 @@ const BATCH_PARALLEL = 8;
 
 /**
  * The handoff of a batch of committed messages (the relay's claim of `message.deliver` entries
- * under one lease `token`, e.g. a broadcast's members): one read of their rows, the wire forms to
- * their channels a few at a time, then the bookkeeping of the accepted ones as one statement per
- * ledger partition (`markManySent`); anything else (a failure, a retry-later, a complaint, a lease
+ * under one lease `token`, e.g. a broadcast's members), a slice of `RECORD_EVERY` at a time: one read
+ * of their rows, the wire forms to their channels a few at a time, then the bookkeeping of the
+ * accepted ones as one statement per ledger partition (`markManySent`); anything else (a failure, a retry-later, a complaint, a lease
  * lost meanwhile) takes the single message's path. Each entry ends as `deliverQueuedMessage`
  * would have ended it.
  */
 export async function deliverQueuedMessages(db: Db, entries: OutboxRow[], token: string): Promise<void> {
+  for (let i = 0; i < entries.length; i += RECORD_EVERY)
+    await deliverSlice(db, entries.slice(i, i + RECORD_EVERY), token);
+}
+
+/**
+ * Entries recorded together: what a crash between the transport's acceptance and the record can
+ * send again (the same Message-IDs) is at most one slice, against one statement per slice.
+ */
+const RECORD_EVERY = 25;
+
+async function deliverSlice(db: Db, entries: OutboxRow[], token: string): Promise<void> {
   const ids = entries.map((e) => (e.payload as unknown as DeliverPayload).messageId);
   const rows = ids.length > 0 ? await db.select().from(messages).where(inArray(messages.id, ids)) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));

@@ -62,12 +62,15 @@ export function embeddedTransport(outboxDir: string): MailTransport {
     async send(mail: OutboundMail): Promise<SendResult> {
       const providerMessageId = `emb-${randomUUID()}`;
       const file = path.join(outboxDir, `${providerMessageId}.eml`);
-      // The directory is made when a write finds it missing (first send, or removed since).
-      await fs.writeFile(file, mail.raw).catch(async (err: NodeJS.ErrnoException) => {
+      // Written aside, then renamed: an `.eml` is there whole or not at all (a crash mid-write leaves
+      // only a `.tmp`). The directory is made when a write finds it missing (first send, or removed since).
+      const partial = `${file}.tmp`;
+      await fs.writeFile(partial, mail.raw).catch(async (err: NodeJS.ErrnoException) => {
         if (err.code !== "ENOENT") throw err;
         await fs.mkdir(outboxDir, { recursive: true });
-        await fs.writeFile(file, mail.raw);
+        await fs.writeFile(partial, mail.raw);
       });
+      await fs.rename(partial, file);
       const now = new Date();
       return {
         providerMessageId,
