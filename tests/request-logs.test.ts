@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { getDb } from "@/db";
 import { requestLogs } from "@/db/schema";
-import { flushRequestLog } from "@/lib/request-logs/recorder";
+import type { Actor } from "@/lib/core/actor";
+import { flushRequestLog, recordRequest } from "@/lib/request-logs/recorder";
 import { purgeOldRequestLogs } from "@/lib/request-logs/service";
 import { call, callRaw, newKey, newOrg } from "./harness";
 
@@ -133,4 +135,45 @@ test("bodies are capped, MCP requests are recorded, other organizations see noth
   await db.update(requestLogs).set({ createdAt: sql`now() - interval '30 days'` }).where(eq(requestLogs.id, capped.id));
   expect(await purgeOldRequestLogs(db)).toBeGreaterThanOrEqual(1);
   expect((await call("GET", `/v1/logs/${capped.id}`, { key: org.secret })).status).toBe(404);
+});
+
+test("a body's tabs, newlines, backslashes and NULs survive the batch, and a deleted organization's rows do not fail it", async () => {
+  const org = await newOrg();
+  // Not JSON, so it is kept as text: every character COPY's text format must escape.
+  const rawBody = 'line one\n\tline "two" \\ C:\\path\r\n\\N\u0000end ✓ 😀';
+  const bad = await callRaw("POST", "/v1/inboxes", { key: org.secret, rawBody });
+  expect(bad.status).toBe(400);
+  // A request of an organization that no longer exists, buffered in the same batch.
+  const gone = {
+    type: "apiKey",
+    principal: { orgId: randomUUID(), apiKeyId: randomUUID(), actor: "api_key:gone", scopes: new Set() },
+  } as unknown as Actor;
+  const goneId = recordRequest({
+    source: "api",
+    actor: gone,
+    method: "GET",
+    url: new URL("http://localhost/v1/whoami"),
+    status: 200,
+    errorCode: null,
+    startedAt: performance.now(),
+    requestId: "req_gone",
+    ip: null,
+    requestBody: null,
+    responseBody: { ok: true },
+  });
+  expect(goneId).toBeTruthy();
+  await call("GET", "/v1/whoami", { key: org.secret });
+
+  const res = await call("GET", "/v1/logs?path=/v1/inboxes", { key: org.secret });
+  expect(res.body.logs).toHaveLength(1);
+  expect(res.body.logs[0].requestBody).toBe(rawBody.replace("\u0000", "\uFFFD"));
+  const whoami = await call("GET", "/v1/logs?path=/v1/whoami", { key: org.secret });
+  expect(whoami.body.logs).toHaveLength(1);
+  const db = await getDb();
+  expect(
+    await db
+      .select()
+      .from(requestLogs)
+      .where(eq(requestLogs.id, goneId as string)),
+  ).toEqual([]);
 });

@@ -112,6 +112,8 @@ async function serve(routes: RouteTable, request: Request, requestId: string, tr
   authorize(op, actor);
   const hasBody = method !== "GET" && method !== "DELETE";
   const rawBody = hasBody ? await readBody(request, op.contract.maxBodyBytes ?? env.MAX_BODY_BYTES) : "";
+  // The text as received until it parses: a malformed body is logged as the text it was refused for.
+  trace.requestBody = rawBody || undefined;
   const body = hasBody ? parseBody(rawBody, request.headers.get("content-type")) : undefined;
   trace.requestBody = body;
   try {

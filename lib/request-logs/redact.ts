@@ -41,8 +41,9 @@ export function redactBody(value: unknown, max = REQUEST_LOG_BODY_MAX): string |
     try {
       parsed = JSON.parse(value) as unknown;
     } catch {
-      // Not JSON (a malformed body the request was refused for): kept as text, API keys still redacted.
-      return cap(value.replace(API_KEY_VALUE, REDACTED), max);
+      // Not JSON (a malformed body the request was refused for): kept as text, API keys still
+      // redacted, NUL (which no PostgreSQL text holds) as U+FFFD.
+      return cap(value.replace(API_KEY_VALUE, REDACTED).replaceAll("\0", "\uFFFD"), max);
     }
   }
   return cap(JSON.stringify(clean(parsed, 0)), max);
