@@ -27,9 +27,9 @@ function copyValue(value: unknown): string {
       ? value
       : value instanceof Date
         ? value.toISOString()
-        : typeof value === "object"
-          ? JSON.stringify(value)
-          : String(value);
+        : typeof value === "number" || typeof value === "boolean" || typeof value === "bigint"
+          ? value.toString()
+          : JSON.stringify(value);
   if (!SPECIAL.test(text)) return text;
   // JSON text holds backslashes but no raw control characters: the common case without a callback.
   return /[\t\n\r\0]/.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c] as string) : text.replaceAll("\\", "\\\\");
