@@ -14,6 +14,9 @@ import nextEnv from "@next/env";
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.env.NODE_ENV !== "production";
 nextEnv.loadEnvConfig(process.cwd(), dev);
+// A plain copy of the environment (lib/runtime/process-env.ts: the workflow SDK enumerates it per call).
+const { snapshotProcessEnv } = await import("./lib/runtime/process-env");
+snapshotProcessEnv();
 
 // PORT=0 asks for any free port. Pick it now, before the typed environment is parsed, so that
 // every part of the app (the workflow client's URL of this server included) sees the real port.

@@ -15,6 +15,9 @@ import path from "node:path";
 import { backendEnv, postgresBackend, ROOT } from "./lib";
 
 async function measure(): Promise<void> {
+  // As the server does at start (server.ts): the SDK enumerates process.env on every call.
+  const { snapshotProcessEnv } = await import("@/lib/runtime/process-env");
+  snapshotProcessEnv();
   const { eq, sql } = await import("drizzle-orm");
   const { getDb, closeDb } = await import("@/db");
   const { messages } = await import("@/db/schema");

@@ -16,6 +16,9 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 1000);
 
 async function measure(): Promise<void> {
+  // As the server does at start (server.ts): the SDK enumerates process.env on every call.
+  const { snapshotProcessEnv } = await import("@/lib/runtime/process-env");
+  snapshotProcessEnv();
   const { eq } = await import("drizzle-orm");
   const { getDb, closeDb } = await import("@/db");
   const { fanouts } = await import("@/db/schema");

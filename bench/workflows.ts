@@ -17,6 +17,9 @@ import { backendEnv, postgresBackend, ROOT } from "./lib";
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
 
 async function measure(): Promise<void> {
+  // As the server does at start (server.ts): the SDK enumerates process.env on every call.
+  const { snapshotProcessEnv } = await import("@/lib/runtime/process-env");
+  snapshotProcessEnv();
   const { count, inArray } = await import("drizzle-orm");
   const { getDb, closeDb } = await import("@/db");
   const { wfRuns } = await import("@/db/schema");

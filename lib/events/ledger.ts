@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { ledgerEvents, ledgerPartitions } from "@/db/schema";
 import { enqueueDeliveries, enqueueDeliveriesCtes } from "@/lib/webhooks/dispatcher";
@@ -111,30 +111,57 @@ export async function appendEvents(tx: DbOrTx, inputs: readonly AppendInput[]): 
  * the wake-ups (a CTE that only selects runs only when it is read).
  */
 export function appendEventsCtes(inputs: readonly AppendInput[], gate: string): { ctes: SQL; touch: SQL } {
+  return appendEventsCtesOf(appendValues(inputs), gate);
+}
+
+/** What `appendEventsCtes` binds: the partition, how many events, and the events as one JSON parameter. */
+export interface AppendValues {
+  orgId: string;
+  partitionKey: string;
+  count: number;
+  rows: string;
+}
+
+/** `appendEventsCtes`'s values for `inputs` (events of one partition). */
+export function appendValues(inputs: readonly AppendInput[]): AppendValues {
   const first = inputs[0];
   if (!first) throw new Error("appendEventsCtes needs at least one event");
   if (inputs.some((i) => i.orgId !== first.orgId || i.partitionKey !== first.partitionKey))
     throw new Error("appendEventsCtes appends to one partition");
-  const n = inputs.length;
   const now = new Date();
-  const rows = JSON.stringify(inputs.map((input, ord) => ({ ...eventRow(input, now), ord })));
+  return {
+    orgId: first.orgId,
+    partitionKey: first.partitionKey,
+    count: inputs.length,
+    rows: JSON.stringify(inputs.map((input, ord) => ({ ...eventRow(input, now), ord }))),
+  };
+}
+
+/**
+ * `appendEventsCtes` over its values, each a value or a `sql.placeholder` (a statement built once
+ * and filled per call: db/compiled.ts).
+ */
+export function appendEventsCtesOf(
+  v: { [K in keyof AppendValues]: AppendValues[K] | Placeholder },
+  gate: string,
+): { ctes: SQL; touch: SQL } {
   const webhooks = enqueueDeliveriesCtes("ledger_e");
   const ctes = sql`ledger_p as (
     insert into ledger_partitions (org_id, partition_key, last_seq)
-    select ${first.orgId}::uuid, ${first.partitionKey}::text, ${n}::bigint where exists (select 1 from ${sql.raw(gate)})
+    select ${v.orgId}::uuid, ${v.partitionKey}::text, ${v.count}::bigint where exists (select 1 from ${sql.raw(gate)})
     on conflict (org_id, partition_key) do update set last_seq = ledger_partitions.last_seq + excluded.last_seq
     returning last_seq),
   ledger_e as (
     insert into ledger_events (event_id, org_id, type, partition_key, seq, inbox_id, thread_id, message_id,
       outbound_message_id, provider_message_id, idempotency_key, data, occurred_at)
-    select r."eventId", r."orgId", r.type, r."partitionKey", ledger_p.last_seq - ${n}::bigint + 1 + r.ord, r."inboxId",
+    select r."eventId", r."orgId", r.type, r."partitionKey", ledger_p.last_seq - ${v.count}::bigint + 1 + r.ord, r."inboxId",
       r."threadId", r."messageId", r."outboundMessageId", r."providerMessageId", r."idempotencyKey", r.data, r."occurredAt"
-    from ledger_p cross join jsonb_to_recordset(${rows}::jsonb) as r(ord int, "eventId" text, "orgId" uuid,
+    from ledger_p cross join jsonb_to_recordset(${v.rows}::jsonb) as r(ord int, "eventId" text, "orgId" uuid,
       type text, "partitionKey" text, "inboxId" uuid, "threadId" uuid, "messageId" uuid, "outboundMessageId" uuid,
       "providerMessageId" text, "idempotencyKey" text, data jsonb, "occurredAt" timestamptz)
     order by r.ord
     returning org_id, event_id, type),
-  ledger_n as (select pg_notify(${LEDGER_CHANNEL}, ${first.orgId}) from ledger_p),
+  ledger_n as (select pg_notify(${LEDGER_CHANNEL}, ${v.orgId}) from ledger_p),
   ${webhooks.ctes}`;
   return { ctes, touch: sql`(select count(*) from ledger_n) + ${webhooks.touch}` };
 }

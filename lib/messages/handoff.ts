@@ -9,7 +9,8 @@ import { finishOutbox, type OutboxRow } from "@/lib/outbox/store";
 import { type ChannelAdapter, channelAdapter } from "@/lib/channels";
 import { type DeliveryOutcome, type DeliveryReceipt, foldOutcome, RetryLater } from "@/lib/channels/port";
 import { applyOutcomesInTx, outcomeEvents } from "./outcomes";
-import { appendEventsCtes } from "@/lib/events/ledger";
+import { appendEventsCtes, appendEventsCtesOf, appendValues } from "@/lib/events/ledger";
+import { compiled } from "@/db/compiled";
 import type { MessageRow } from "./store";
 
 /** The payload of a `message.deliver` outbox entry; the channel's wire form (email: signed MIME) is the entry's `body`. */
@@ -292,29 +293,62 @@ async function markSentInOneStatement(
   outcomes: DeliveryOutcome[],
   attachmentCount: number,
 ): Promise<MessageRow | null> {
-  const done = db
-    .update(outbox)
-    .set({ status: "done", lastError: null, doneAt: sql`now()`, leaseUntil: null })
-    .where(and(eq(outbox.id, entryId), eq(outbox.leaseToken, token), eq(outbox.status, "pending")))
-    .returning({ id: outbox.id });
-  const { status, error, providerMessageId, outcome, channelMetadata, sentAt } = sent;
-  const update = db
-    .update(messages)
-    .set({ status, error, providerMessageId, outcome, channelMetadata, sentAt })
-    .where(and(eq(messages.id, sent.id), sql`exists (select 1 from o)`))
-    .returning();
-  const ledger = appendEventsCtes(outcomeEvents(sent, outcomes, { attachmentCount }), "m");
+  const ledger = appendValues(outcomeEvents(sent, outcomes, { attachmentCount }));
   const events = JSON.stringify(
     outcomes.map((o) => ({ id: uuidv7(), type: o.providerType, recipient: o.recipient, at: o.at, details: o.detail })),
   );
+  const { status, error, providerMessageId, outcome, channelMetadata, sentAt } = sent;
   const [raw] = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`with o as (${done.getSQL()}), m as (${update.getSQL()}),
-      x as (
-        insert into outbound_events (id, org_id, message_id, type, recipient, provider_message_id, occurred_at, details)
-        select r.id, m.org_id, m.id, r.type, r.recipient, m.provider_message_id, r.at, r.details
-        from m cross join jsonb_to_recordset(${events}::jsonb) as r(id uuid, type text, recipient text, at timestamptz, details jsonb)),
-      ${ledger.ctes}
-      select m.*, ${ledger.touch} as woken from m`),
+    await markSentStatement(db, {
+      entryId,
+      token,
+      messageId: sent.id,
+      status,
+      error,
+      providerMessageId,
+      outcome,
+      channelMetadata: channelMetadata === null ? null : JSON.stringify(channelMetadata),
+      sentAt: sentAt?.toISOString() ?? null,
+      events,
+      ledgerOrg: ledger.orgId,
+      ledgerPartition: ledger.partitionKey,
+      ledgerCount: ledger.count,
+      ledgerRows: ledger.rows,
+    }),
   );
   return raw ? rowOf(messages, raw) : null;
 }
+
+/** `markSentInOneStatement`'s statement, built once (db/compiled.ts). */
+const markSentStatement = compiled((db) => {
+  const p = sql.placeholder;
+  const done = db
+    .update(outbox)
+    .set({ status: "done", lastError: null, doneAt: sql`now()`, leaseUntil: null })
+    .where(and(eq(outbox.id, p("entryId")), eq(outbox.leaseToken, p("token")), eq(outbox.status, "pending")))
+    .returning({ id: outbox.id });
+  const update = db
+    .update(messages)
+    .set({
+      status: p("status"),
+      error: p("error"),
+      providerMessageId: p("providerMessageId"),
+      outcome: p("outcome"),
+      // Bare placeholders (filled as given): a column's encoder would turn null into JSON `null` or fail on it.
+      channelMetadata: sql`${p("channelMetadata")}::jsonb`,
+      sentAt: sql`${p("sentAt")}::timestamptz`,
+    } as unknown as Partial<MessageRow>)
+    .where(and(eq(messages.id, p("messageId")), sql`exists (select 1 from o)`))
+    .returning();
+  const ledger = appendEventsCtesOf(
+    { orgId: p("ledgerOrg"), partitionKey: p("ledgerPartition"), count: p("ledgerCount"), rows: p("ledgerRows") },
+    "m",
+  );
+  return sql`with o as (${done.getSQL()}), m as (${update.getSQL()}),
+      x as (
+        insert into outbound_events (id, org_id, message_id, type, recipient, provider_message_id, occurred_at, details)
+        select r.id, m.org_id, m.id, r.type, r.recipient, m.provider_message_id, r.at, r.details
+        from m cross join jsonb_to_recordset(${p("events")}::jsonb) as r(id uuid, type text, recipient text, at timestamptz, details jsonb)),
+      ${ledger.ctes}
+      select m.*, ${ledger.touch} as woken from m`;
+});

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, rowsOf } from "@/db";
 import { uuidv7 } from "@/db/ids";
-import { insertJsonRows, rowOf } from "@/db/rows";
+import { compiled } from "@/db/compiled";
+import { jsonRows, rowOf } from "@/db/rows";
 import { messages, outbox, sendUsage, threads } from "@/db/schema";
 import { refuseOnTrip, reserveSend, sendUsageRow } from "@/lib/budgets/enforce";
 import { enqueueOutbox, newLeaseToken, type OutboxEntry, type OutboxRow, outboxValues } from "@/lib/outbox/store";
@@ -80,15 +81,23 @@ function isPlainQueuedSend(s: SignedSend, opts: StoreOptions): boolean {
  */
 async function storePlainSend(db: Db, s: SignedSend, opts: StoreOptions): Promise<StoredSend> {
   const leaseToken = newLeaseToken();
-  const rows = plainRows(s, opts, leaseToken, new Date());
-  const message = insertJsonRows(messages, [rows.message]);
+  const rows = [plainRows(s, opts, leaseToken, new Date())];
+  const shape = plainShape(rows);
   const [raw] = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`with ${plainCtes([rows])}, m as (${message} returning *) select * from m`),
+    await storePlainStatement(db, plainParams(shape, rows), shape, shape.key),
   );
+  const first = rows[0] as PlainRows;
   if (!raw) throw new Error("message insert returned nothing");
-  const entry: OutboxRow = { ...rows.outbox, status: "pending", attempts: 0, lastError: null, doneAt: null };
+  const entry: OutboxRow = { ...first.outbox, status: "pending", attempts: 0, lastError: null, doneAt: null };
   return { row: rowOf(messages, raw), handoff: { entry, leaseToken }, unavailable: [] };
 }
+
+/** `storePlainSend`'s statement, built once per shape of its rows (db/compiled.ts). */
+const storePlainStatement = compiled<ReturnType<typeof plainParams>, PlainShape>((_db, shape) => {
+  const p = sql.placeholder;
+  const params = { threads: p("threads"), usage: p("usage"), outbox: p("outbox") };
+  return sql`with ${plainCtes(shape, params)}, m as (${shape.message.insert(p("messages"))} returning *) select * from m`;
+});
 
 /**
  * Many plain sends (`isPlainSend`: a broadcast chunk's members) stored in one statement in the
@@ -102,11 +111,9 @@ export async function storePlainSendsInTx(
   if (sends.length === 0) return 0;
   const now = new Date();
   const rows = sends.map(({ send, opts }) => plainRows(send, opts, null, now));
-  const message = insertJsonRows(
-    messages,
-    rows.map((r) => r.message),
-  );
-  await tx.execute(sql`with ${plainCtes(rows)} ${message}`);
+  const shape = plainShape(rows);
+  const params = plainParams(shape, rows);
+  await tx.execute(sql`with ${plainCtes(shape, params)} ${shape.message.insert(params.messages)}`);
   return rows.length;
 }
 
@@ -162,21 +169,43 @@ function plainRows(s: SignedSend, opts: StoreOptions, leaseToken: string | null,
   };
 }
 
-/** The threads, usage rows and outbox entries of plain sends as data-modifying CTEs (`t`, `u`, `o`), for a statement that inserts their messages. */
-function plainCtes(rows: ReturnType<typeof plainRows>[]) {
-  const thread = insertJsonRows(
+type PlainRows = ReturnType<typeof plainRows>;
+type PlainShape = ReturnType<typeof plainShape>;
+
+/** The shapes of plain sends' four inserts (db/rows.ts `jsonRows`), and a key naming them. */
+function plainShape(rows: PlainRows[]) {
+  const thread = jsonRows(
     threads,
     rows.map((r) => r.thread),
   );
-  const usage = insertJsonRows(
+  const usage = jsonRows(
     sendUsage,
     rows.map((r) => r.usage),
   );
-  const handoff = insertJsonRows(
+  const handoff = jsonRows(
     outbox,
     rows.map((r) => r.outbox),
   );
-  return sql`t as (${thread}), u as (${usage}), o as (${handoff})`;
+  const message = jsonRows(
+    messages,
+    rows.map((r) => r.message),
+  );
+  return { thread, usage, handoff, message, key: [thread.key, usage.key, handoff.key, message.key].join(" ") };
+}
+
+/** The four inserts' rows, each table's as one JSON parameter. */
+function plainParams(shape: PlainShape, rows: PlainRows[]) {
+  return {
+    threads: shape.thread.json(rows.map((r) => r.thread)),
+    usage: shape.usage.json(rows.map((r) => r.usage)),
+    outbox: shape.handoff.json(rows.map((r) => r.outbox)),
+    messages: shape.message.json(rows.map((r) => r.message)),
+  };
+}
+
+/** The threads, usage rows and outbox entries of plain sends as data-modifying CTEs (`t`, `u`, `o`), for a statement that inserts their messages. */
+function plainCtes(shape: PlainShape, params: { threads: unknown; usage: unknown; outbox: unknown }) {
+  return sql`t as (${shape.thread.insert(params.threads)}), u as (${shape.usage.insert(params.usage)}), o as (${shape.handoff.insert(params.outbox)})`;
 }
 
 /** The outbox entry that hands a stored send's wire message to its channel after the commit. */
