@@ -200,6 +200,7 @@ export default tseslint.config(
     // Entry points load the environment before the typed module parses it.
     files: [
       "lib/env.ts",
+      "lib/runtime/process-env.ts",
       "server.ts",
       "cli/**/*.ts",
       "tests/**/*.ts",

@@ -62,7 +62,7 @@ export function jsonRows<T extends Table>(table: T, rows: Partial<InferInsertMod
   if (!first) throw new Error("insertJsonRows needs at least one row");
   const given = Object.keys(first).join(",");
   let byKeys = shapes.get(table);
-  if (!byKeys) shapes.set(table, (byKeys = new Map()));
+  if (!byKeys) shapes.set(table, (byKeys = new Map<string, JsonRows<Table>>()));
   let shape = byKeys.get(given) as JsonRows<T> | undefined;
   if (!shape) {
     shape = makeJsonRows(table, first);

@@ -1,4 +1,5 @@
 import type { DbOrTx } from "@/db";
+import type { domains } from "@/db/schema";
 import type { ChannelDefinition } from "./definition";
 import type { DeliveryOutcome } from "./outcomes";
 
@@ -34,6 +35,8 @@ export interface SenderConnection {
   displayName: string | null;
   /** The inbox's domain (email signs with its key), when it has one. */
   domainId: string | null;
+  /** That domain's row when the send read it ahead with the inbox (lib/messages/stages/read.ts); absent: the channel reads it. */
+  domain?: typeof domains.$inferSelect | null;
 }
 
 export interface OutboundMedia {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { rowsOf } from "@/db/client";
 import { rowOf } from "@/db/rows";
-import { agentBindings, agents, budgets, inboxConnections, inboxes, suppressions } from "@/db/schema";
+import { agentBindings, agents, budgets, domains, inboxConnections, inboxes, suppressions } from "@/db/schema";
 import type { AgentBindingRead } from "@/lib/agents/agent";
 import type { Principal } from "@/lib/auth/principal";
 import { isContactRef } from "@/lib/contacts/addressing";
@@ -13,9 +13,9 @@ import type { ValidatedRequest } from "./draft";
 /**
  * What a send reads before it is stored, read ahead in one statement (stage 1½): the sending
  * inbox, its connections, the agent bindings of its key and inbox, the inboxes of this service
- * and the complaint suppressions among the recipients written as plain addresses, and whether the
- * organization has any budget. The stages take their rows from here instead of a statement each
- * (six before); a lookup this did not cover (a recipient given as a contact reference, an address
+ * and the complaint suppressions among the recipients written as plain addresses, whether the
+ * organization has any budget, and the inbox's domain (email's signing key). The stages take their
+ * rows from here instead of a statement each (seven before); a lookup this did not cover (a recipient given as a contact reference, an address
  * the channel writes differently) reads as before. One snapshot, read at the point the first of
  * those reads was made.
  */
@@ -29,7 +29,11 @@ export interface SendReads {
   suppressions: SuppressionRow[];
   /** False when the organization has no budget at all (nothing to check). */
   budgeted: boolean;
+  /** The sending inbox's domain (its DKIM key for email), null when it has none. */
+  domain: DomainRow | null;
 }
+
+export type DomainRow = typeof domains.$inferSelect;
 
 export type SuppressionRow = typeof suppressions.$inferSelect;
 
@@ -58,10 +62,13 @@ export async function readAhead(db: Db, principal: Principal, v: ValidatedReques
       (select coalesce(json_agg(r), '[]') from ${inboxes} r where r.address = any(${wanted})) as inboxes,
       (select coalesce(json_agg(s), '[]') from ${suppressions} s
         where s.org_id = ${orgId} and s.address = any(${wanted})) as suppressions,
-      exists (select 1 from ${budgets} where org_id = ${orgId}) as budgeted`),
+      exists (select 1 from ${budgets} where org_id = ${orgId}) as budgeted,
+      (select row_to_json(d) from ${domains} d join ${inboxes} i on d.id = i.domain_id
+        where i.org_id = ${orgId} and i.id = ${inboxId}) as domain`),
   );
   if (!raw) throw new Error("the send's read-ahead returned nothing");
   const inbox = json<Record<string, unknown> | null>(raw.inbox);
+  const domain = json<Record<string, unknown> | null>(raw.domain);
   return {
     inbox: inbox ? rowOf(inboxes, inbox) : null,
     connections: json<Record<string, unknown>[]>(raw.connections).map((c) => rowOf(inboxConnections, c)),
@@ -73,6 +80,7 @@ export async function readAhead(db: Db, principal: Principal, v: ValidatedReques
     inboxes: json<Record<string, unknown>[]>(raw.inboxes).map((r) => rowOf(inboxes, r)),
     suppressions: json<Record<string, unknown>[]>(raw.suppressions).map((s) => rowOf(suppressions, s)),
     budgeted: raw.budgeted === true || raw.budgeted === "t",
+    domain: domain ? rowOf(domains, domain) : null,
   };
 }
 

@@ -17,7 +17,7 @@ export function outboundDraft(s: SignedSend): OutboundDraft {
     channel: s.channel.id,
     messageId: s.messageId,
     messageKey: s.messageIdHeader,
-    from: senderOf(s.inbox),
+    from: { ...senderOf(s.inbox), domain: s.reads?.domain },
     to: s.to,
     cc: s.cc,
     bcc: s.bcc,
