@@ -129,3 +129,35 @@ test("rotating the DKIM key changes the selector; deleting a domain works and is
     "domain.created",
   ]);
 });
+
+test("a send from a custom domain is signed with that domain's key, the rotated one after a rotation", async () => {
+  const fs = await import("node:fs");
+  const path = await import("node:path");
+  const org = await newOrg();
+  const name = `k${Date.now()}.example.test`;
+  const domain = (await call("POST", "/v1/domains", { key: org.secret, body: { name } })).body.domain;
+  publishAll(domain.records);
+  expect((await call("POST", `/v1/domains/${domain.id}/verify`, { key: org.secret })).body.domain.status).toBe(
+    "verified",
+  );
+  const inbox = (await call("POST", "/v1/inboxes", { key: org.secret, body: { address: `news@${name}` } })).body.inbox;
+  expect(inbox.id).toBeTruthy();
+  const selectorOf = (d: { records: { purpose: string; name: string }[] }) =>
+    d.records.find((r) => r.purpose === "dkim")?.name.split("._domainkey.")[0];
+  const signedWith = async (): Promise<string | undefined> => {
+    const sent = await call("POST", "/v1/messages", {
+      key: org.secret,
+      body: { inboxId: inbox.id, to: "someone@example.com", subject: "k", text: "k" },
+    });
+    expect(sent.body.status).toBe("sent");
+    const raw = fs.readFileSync(path.join(env.OUTBOX_DIR, `${sent.body.providerMessageId}.eml`), "utf8");
+    const header = raw.slice(0, raw.indexOf("\r\n\r\n")).replace(/\r\n[ \t]+/g, " ");
+    expect(header).toContain(` d=${name};`);
+    return /\bs=([^;\s]+)/.exec(header.slice(header.indexOf("DKIM-Signature:")))?.[1];
+  };
+  expect(await signedWith()).toBe(selectorOf(domain));
+  const rotated = (await call("PATCH", `/v1/domains/${domain.id}`, { key: org.secret, body: { rotateDkimKey: true } }))
+    .body.domain;
+  expect(selectorOf(rotated)).not.toBe(selectorOf(domain));
+  expect(await signedWith()).toBe(selectorOf(rotated));
+});
