@@ -12,7 +12,7 @@ const upsert = compiled<{ key: string; value: unknown; note: string | null }>((d
   const p = sql.placeholder;
   const update = db
     .update(systemSettings)
-    .set({ value: p("value") } as unknown as { value: unknown })
+    .set({ value: p("value") })
     .where(and(eq(systemSettings.key, p("key")), sql`${p("note")}::text is null`))
     .returning();
   return sql`with u as (${update.getSQL()}) select u.*, ${p("note")}::text as note from u`;
